@@ -1,0 +1,70 @@
+// swift-tools-version: 6.3
+
+import PackageDescription
+
+let package = Package(
+  name: "swift-operation",
+  platforms: [
+    .iOS(.v18),
+    .macOS(.v15),
+    .tvOS(.v18),
+    .watchOS(.v11),
+    .visionOS(.v2),
+  ],
+  products: [
+    .library(name: "OperationCore", targets: ["OperationCore"]),
+    .library(name: "Operation", targets: ["Operation"]),
+    .library(name: "OperationTestSupport", targets: ["OperationTestSupport"]),
+  ],
+  dependencies: [
+    // `IdentifiedArrayOf` is part of the public API that swift-operation 0.5 exposes
+    // (`QueryState.activeTasks`, mutation history, `Pages`), so source compatibility needs it.
+    .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
+    // IssueReporting: misuse is reported as an issue (a test failure under a test runner, a runtime
+    // warning otherwise) instead of a trap, and `isTesting` picks the client's testing defaults.
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+    // `swift package generate-documentation` for the DocC catalogs.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+  ],
+  targets: [
+    .target(
+      name: "OperationCore",
+      dependencies: [
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .target(
+      name: "Operation",
+      dependencies: [
+        "OperationCore",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .target(
+      name: "OperationTestSupport",
+      dependencies: ["OperationCore"]
+    ),
+    .testTarget(
+      name: "OperationCoreTests",
+      dependencies: [
+        "Operation",
+        "OperationCore",
+        "OperationTestSupport",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+  target.swiftSettings = (target.swiftSettings ?? []) + [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+    .enableUpcomingFeature("InferIsolatedConformances"),
+    .enableUpcomingFeature("ImmutableWeakCaptures"),
+  ]
+}

@@ -1,0 +1,258 @@
+/// An ordered list of hashable values that identifies an operation's store in an
+/// ``OperationClient``.
+///
+/// Paths play the role of TanStack Query's query keys. Every ``StatefulOperationRequest`` has one:
+/// a `Hashable & Sendable` request gets `[self]` by default, an `Identifiable` request gets
+/// `[id]`, and a request that wants to be found by prefix spells its own:
+///
+/// ```swift
+/// struct FriendsQuery: QueryRequest {
+///   let userId: Int
+///   var path: OperationPath { ["user-friends", self.userId] }
+///   // ...
+/// }
+///
+/// // Every friends list, whatever the user:
+/// let stores = client.stores(matching: ["user-friends"])
+/// ```
+///
+/// Two paths are equal when their elements are equal, in order. A single-element path is equal to,
+/// and hashes like, the one-element array path, and `OperationPath()` is equal to `[]`.
+///
+/// Matching is by prefix only (``isPrefix(of:)``): there are no wildcards.
+public struct OperationPath: Hashable, Sendable {
+  private var storage: Storage
+
+  /// Creates an empty path, which is a prefix of every path.
+  public init() {
+    self.storage = .empty
+  }
+
+  /// Creates a path from a sequence of hashable values.
+  ///
+  /// - Parameter elements: The values of the path, in order.
+  public init(_ elements: some Sequence<any Hashable & Sendable>) {
+    self.init(elements: elements.map(Element.init))
+  }
+
+  /// Creates a path from a sequence of elements.
+  ///
+  /// - Parameter elements: The elements of the path, in order.
+  public init(elements: some Sequence<Element>) {
+    self.storage = Storage(Array(elements))
+  }
+
+  /// Creates a path of one value.
+  ///
+  /// - Parameter element: The only value of the path.
+  @_disfavoredOverload
+  public init(_ element: any Hashable & Sendable) {
+    self.storage = .single(Element(element))
+  }
+
+  /// Creates a path of one element.
+  ///
+  /// - Parameter element: The only element of the path.
+  public init(element: Element) {
+    self.storage = .single(element)
+  }
+
+  /// Whether this path is a prefix of `other`.
+  ///
+  /// The empty path is a prefix of every path, and every path is a prefix of itself.
+  ///
+  /// ```swift
+  /// let path: OperationPath = ["user", 1]
+  /// path.isPrefix(of: ["user", 1, "friends"])  // true
+  /// path.isPrefix(of: ["user"])  // false
+  /// ```
+  ///
+  /// - Parameter other: The path to compare against.
+  /// - Returns: `true` when `other` starts with every element of this path, in order.
+  /// - Complexity: O(*n*), where *n* is the length of this path.
+  public func isPrefix(of other: Self) -> Bool {
+    guard self.count <= other.count else { return false }
+    for index in self.indices where self[index] != other[index] {
+      return false
+    }
+    return true
+  }
+
+  /// Appends the elements of another path.
+  ///
+  /// - Parameter path: The path whose elements to append.
+  public mutating func append(_ path: OperationPath) {
+    self.append(contentsOf: path)
+  }
+
+  /// Appends a value.
+  ///
+  /// - Parameter element: The value to append.
+  public mutating func append(_ element: any Hashable & Sendable) {
+    self.append(Element(element))
+  }
+
+  /// Returns this path followed by the elements of another path.
+  ///
+  /// - Parameter path: The path whose elements follow.
+  /// - Returns: The combined path.
+  public func appending(_ path: OperationPath) -> Self {
+    var copy = self
+    copy.append(path)
+    return copy
+  }
+
+  /// Returns this path followed by a value.
+  ///
+  /// - Parameter element: The value that follows.
+  /// - Returns: The longer path.
+  public func appending(_ element: any Hashable & Sendable) -> Self {
+    var copy = self
+    copy.append(element)
+    return copy
+  }
+
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.count == rhs.count && lhs.elementsEqual(rhs)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(self.count)
+    for element in self {
+      hasher.combine(element)
+    }
+  }
+}
+
+// MARK: - Element
+
+extension OperationPath {
+  /// One type-erased value of an ``OperationPath``.
+  ///
+  /// Elements compare and hash like `AnyHashable`, so values of different types are never equal.
+  public struct Element: Hashable, Sendable {
+    /// The wrapped value.
+    public let base: any Hashable & Sendable
+
+    /// Wraps a hashable value.
+    ///
+    /// - Parameter base: The value to wrap.
+    public init(_ base: any Hashable & Sendable) {
+      self.base = base
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+      AnyHashable(lhs.base) == AnyHashable(rhs.base)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+      hasher.combine(AnyHashable(self.base))
+    }
+  }
+}
+
+extension OperationPath.Element: CustomStringConvertible {
+  public var description: String {
+    switch self.base {
+    case let string as String: "\"\(string)\""
+    case let substring as Substring: "\"\(substring)\""
+    default: String(describing: self.base)
+    }
+  }
+}
+
+// MARK: - Storage
+
+extension OperationPath {
+  // NB: Most paths have one element (the default path of a `Hashable` request), so a single
+  // element is stored inline instead of in an array.
+  private enum Storage: Sendable {
+    case empty
+    case single(Element)
+    case array([Element])
+
+    init(_ elements: [Element]) {
+      switch elements.count {
+      case 0: self = .empty
+      case 1: self = .single(elements[0])
+      default: self = .array(elements)
+      }
+    }
+
+    var elements: [Element] {
+      switch self {
+      case .empty: []
+      case .single(let element): [element]
+      case .array(let elements): elements
+      }
+    }
+  }
+}
+
+// MARK: - Collection
+
+extension OperationPath: MutableCollection, RandomAccessCollection, RangeReplaceableCollection {
+  public typealias Index = Int
+
+  public var startIndex: Int { 0 }
+
+  public var endIndex: Int {
+    switch self.storage {
+    case .empty: 0
+    case .single: 1
+    case .array(let elements): elements.count
+    }
+  }
+
+  public subscript(position: Int) -> Element {
+    get {
+      precondition(self.indices.contains(position), "OperationPath index out of range")
+      return switch self.storage {
+      case .empty: preconditionFailure("OperationPath index out of range")
+      case .single(let element): element
+      case .array(let elements): elements[position]
+      }
+    }
+    set {
+      precondition(self.indices.contains(position), "OperationPath index out of range")
+      switch self.storage {
+      case .empty:
+        preconditionFailure("OperationPath index out of range")
+      case .single:
+        self.storage = .single(newValue)
+      case .array(var elements):
+        self.storage = .empty
+        elements[position] = newValue
+        self.storage = .array(elements)
+      }
+    }
+  }
+
+  public mutating func replaceSubrange(
+    _ subrange: Range<Int>,
+    with newElements: some Collection<Element>
+  ) {
+    precondition(
+      subrange.lowerBound >= 0 && subrange.upperBound <= self.endIndex,
+      "OperationPath index out of range"
+    )
+    var elements = self.storage.elements
+    self.storage = .empty
+    elements.replaceSubrange(subrange, with: newElements)
+    self.storage = Storage(elements)
+  }
+}
+
+// MARK: - Literals and description
+
+extension OperationPath: ExpressibleByArrayLiteral {
+  public init(arrayLiteral elements: (any Hashable & Sendable)...) {
+    self.init(elements)
+  }
+}
+
+extension OperationPath: CustomStringConvertible {
+  public var description: String {
+    "OperationPath([\(self.map(\.description).joined(separator: ", "))])"
+  }
+}

@@ -1,0 +1,249 @@
+/// An unordered collection of values keyed by their ``OperationPath``, with a prefix index.
+///
+/// ``OperationClient`` keeps its stores in one. Looking up a path is a hash lookup, and
+/// ``collection(matching:)`` costs in proportion to the number of values it returns (plus the
+/// length of the prefix), not to the size of the collection: the paths are indexed in a trie.
+///
+/// ```swift
+/// var stores = client.stores(matching: ["user"])
+/// stores.removeAll(matching: ["user", 1])
+/// ```
+public struct OperationPathableCollection<Element: OperationPathable> {
+  private var elements = [OperationPath: Element]()
+  private var trie = PathTrie<Element>()
+
+  /// Creates an empty collection.
+  public init() {}
+
+  /// Creates a collection from a sequence; of two values with the same path, the last one wins.
+  ///
+  /// - Parameter sequence: The values to add.
+  public init(_ sequence: some Sequence<Element>) {
+    for element in sequence {
+      self.update(element)
+    }
+  }
+
+  /// The value at a path, if any; setting `nil` removes it.
+  ///
+  /// Setting a value whose own ``OperationPathable/path`` differs from `path` stores it under its
+  /// own path.
+  public subscript(path: OperationPath) -> Element? {
+    get { self.elements[path] }
+    set {
+      if let newValue {
+        self.update(newValue)
+      } else {
+        self.removeValue(forPath: path)
+      }
+    }
+  }
+
+  /// Every path in the collection.
+  ///
+  /// - Complexity: O(*n*).
+  public var paths: Set<OperationPath> {
+    Set(self.elements.keys)
+  }
+
+  /// Inserts a value, or replaces the one with the same path.
+  ///
+  /// - Parameter element: The value to insert.
+  /// - Returns: The value that was replaced, if any.
+  @discardableResult
+  public mutating func update(_ element: Element) -> Element? {
+    let path = element.path
+    self.trie.insert(element, at: path, from: 0)
+    return self.elements.updateValue(element, forKey: path)
+  }
+
+  /// Removes the value at a path.
+  ///
+  /// - Parameter path: The exact path of the value to remove.
+  /// - Returns: The removed value, if any.
+  @discardableResult
+  public mutating func removeValue(forPath path: OperationPath) -> Element? {
+    guard let removed = self.elements.removeValue(forKey: path) else { return nil }
+    self.trie.remove(at: path, from: 0)
+    return removed
+  }
+
+  /// Removes every value.
+  ///
+  /// - Parameter keepCapacity: Whether to keep the storage allocated.
+  public mutating func removeAll(keepingCapacity keepCapacity: Bool = false) {
+    self.elements.removeAll(keepingCapacity: keepCapacity)
+    self.trie = PathTrie()
+  }
+
+  /// Removes every value whose path starts with `path`.
+  ///
+  /// - Parameter path: The prefix; the empty path removes everything.
+  /// - Complexity: O(*m*), where *m* is the number of values removed.
+  public mutating func removeAll(matching path: OperationPath) {
+    var removed = [Element]()
+    self.trie.removeSubtree(at: path, from: 0, into: &removed)
+    for element in removed {
+      self.elements.removeValue(forKey: element.path)
+    }
+  }
+
+  /// Removes every value that satisfies a predicate.
+  ///
+  /// - Parameter shouldBeRemoved: Returns `true` for the values to remove.
+  /// - Complexity: O(*n*).
+  public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
+    for (path, element) in self.elements where try shouldBeRemoved(element) {
+      self.removeValue(forPath: path)
+    }
+  }
+
+  /// Removes the value at an index.
+  ///
+  /// - Parameter index: A valid index of the collection.
+  /// - Returns: The removed value.
+  @discardableResult
+  public mutating func remove(at index: Index) -> Element {
+    let (path, element) = self.elements[index.base]
+    self.removeValue(forPath: path)
+    return element
+  }
+
+  /// Reserves room for at least `minimumCapacity` values.
+  ///
+  /// - Parameter minimumCapacity: The number of values to make room for.
+  public mutating func reserveCapacity(_ minimumCapacity: Int) {
+    self.elements.reserveCapacity(minimumCapacity)
+  }
+
+  /// The values whose paths start with `path`.
+  ///
+  /// - Parameter path: The prefix; the empty path returns the whole collection.
+  /// - Returns: A new collection of the matching values.
+  /// - Complexity: O(*m* + *k*), where *m* is the number of matches and *k* the length of `path`.
+  public func collection(matching path: OperationPath) -> Self {
+    guard !path.isEmpty else { return self }
+    var matches = Self()
+    self.trie.forEachElement(under: path, from: 0) { matches.update($0) }
+    return matches
+  }
+}
+
+// MARK: - Collection
+
+extension OperationPathableCollection: Collection {
+  /// A position in an ``OperationPathableCollection``.
+  public struct Index: Comparable {
+    fileprivate let base: Dictionary<OperationPath, Element>.Index
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+      lhs.base < rhs.base
+    }
+  }
+
+  public var startIndex: Index { Index(base: self.elements.startIndex) }
+  public var endIndex: Index { Index(base: self.elements.endIndex) }
+  public var count: Int { self.elements.count }
+  public var isEmpty: Bool { self.elements.isEmpty }
+
+  public func index(after i: Index) -> Index {
+    Index(base: self.elements.index(after: i.base))
+  }
+
+  public subscript(position: Index) -> Element {
+    self.elements[position.base].value
+  }
+}
+
+extension OperationPathableCollection: ExpressibleByArrayLiteral {
+  public init(arrayLiteral elements: Element...) {
+    self.init(elements)
+  }
+}
+
+extension OperationPathableCollection: Equatable where Element: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.elements == rhs.elements
+  }
+}
+
+extension OperationPathableCollection: Hashable where Element: Hashable {
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(self.elements)
+  }
+}
+
+extension OperationPathableCollection: Sendable where Element: Sendable {}
+extension OperationPathableCollection.Index: Sendable where Element: Sendable {}
+extension PathTrie: Sendable where Element: Sendable {}
+
+// MARK: - PathTrie
+
+/// A prefix tree of paths, one node per path element.
+private struct PathTrie<Element> {
+  var element: Element?
+  var children = [OperationPath.Element: PathTrie]()
+
+  var isEmpty: Bool { self.element == nil && self.children.isEmpty }
+
+  mutating func insert(_ element: Element, at path: OperationPath, from index: Int) {
+    if index == path.endIndex {
+      self.element = element
+    } else {
+      self.children[path[index], default: PathTrie()]
+        .insert(element, at: path, from: index + 1)
+    }
+  }
+
+  mutating func remove(at path: OperationPath, from index: Int) {
+    if index == path.endIndex {
+      self.element = nil
+      return
+    }
+    let key = path[index]
+    guard self.children[key] != nil else { return }
+    self.children[key]!.remove(at: path, from: index + 1)
+    if self.children[key]!.isEmpty {
+      self.children[key] = nil
+    }
+  }
+
+  mutating func removeSubtree(at path: OperationPath, from index: Int, into removed: inout [Element]) {
+    if index == path.endIndex {
+      self.collect(into: &removed)
+      self = PathTrie()
+      return
+    }
+    let key = path[index]
+    guard self.children[key] != nil else { return }
+    self.children[key]!.removeSubtree(at: path, from: index + 1, into: &removed)
+    if self.children[key]!.isEmpty {
+      self.children[key] = nil
+    }
+  }
+
+  func forEachElement(
+    under path: OperationPath,
+    from index: Int,
+    _ body: (Element) -> Void
+  ) {
+    if index == path.endIndex {
+      self.forEach(body)
+    } else {
+      self.children[path[index]]?.forEachElement(under: path, from: index + 1, body)
+    }
+  }
+
+  private func forEach(_ body: (Element) -> Void) {
+    if let element {
+      body(element)
+    }
+    for child in self.children.values {
+      child.forEach(body)
+    }
+  }
+
+  private func collect(into elements: inout [Element]) {
+    self.forEach { elements.append($0) }
+  }
+}

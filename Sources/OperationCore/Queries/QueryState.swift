@@ -1,0 +1,115 @@
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
+public import IdentifiedCollections
+
+/// The state of a query: its current value, its last error, and the fetches in flight.
+///
+/// Each yielded or returned value replaces ``currentValue`` at once and clears ``error``.
+/// ``isLoading`` is `true` while any fetch is scheduled or running.
+public struct QueryState<Value: Sendable, Failure: Error>: Sendable {
+  /// The current value; `nil` until the first value arrives, unless an initial value was given.
+  public private(set) var currentValue: Value?
+
+  /// The value the state started with.
+  public let initialValue: Value?
+
+  /// How many times the value was updated.
+  public private(set) var valueUpdateCount = 0
+
+  /// When the value was last updated.
+  public private(set) var valueLastUpdatedAt: Date?
+
+  /// The last error, cleared by the next value.
+  public private(set) var error: Failure?
+
+  /// How many times an error was received.
+  public private(set) var errorUpdateCount = 0
+
+  /// When an error was last received.
+  public private(set) var errorLastUpdatedAt: Date?
+
+  /// The fetches that are scheduled or running, oldest first.
+  public private(set) var activeTasks = IdentifiedArrayOf<OperationTask<Value, Failure>>()
+
+  /// Creates a state.
+  ///
+  /// - Parameter initialValue: The value to start with.
+  public init(initialValue: Value?) {
+    self.currentValue = initialValue
+    self.initialValue = initialValue
+  }
+}
+
+// MARK: - _QueryStateProtocol
+
+/// The state of a query; lets ``OperationStore`` offer `fetch` for queries and their wrappers.
+public protocol _QueryStateProtocol<Value, Failure>: OperationState
+where OperationValue == Value, StatusValue == Value {
+  /// The type of value the query fetches.
+  associatedtype Value: Sendable
+
+  /// The fetches that are scheduled or running.
+  var activeTasks: IdentifiedArrayOf<OperationTask<Value, Failure>> { get }
+}
+
+extension QueryState: _QueryStateProtocol {
+  public typealias StateValue = Value?
+  public typealias OperationValue = Value
+  public typealias StatusValue = Value
+
+  public var isLoading: Bool {
+    !self.activeTasks.isEmpty
+  }
+
+  public mutating func scheduleFetchTask(_ task: inout OperationTask<Value, Failure>) {
+    self.activeTasks.append(task)
+  }
+
+  public mutating func reset(using context: OperationContext) -> ResetEffect {
+    let tasks = self.activeTasks
+    self = QueryState(initialValue: self.initialValue)
+    return ResetEffect(tasksToCancel: tasks)
+  }
+
+  public mutating func update(with result: Result<Value?, Failure>, using context: OperationContext)
+  {
+    switch result {
+    case .success(let value):
+      self.currentValue = value
+      self.valueUpdateCount += 1
+      self.valueLastUpdatedAt = context.operationClock.now()
+      self.error = nil
+    case .failure(let error):
+      self.error = error
+      self.errorUpdateCount += 1
+      self.errorLastUpdatedAt = context.operationClock.now()
+    }
+  }
+
+  public mutating func update(
+    with result: Result<Value, Failure>,
+    for task: OperationTask<Value, Failure>
+  ) {
+    self.update(with: result.map { $0 }, using: task.context)
+  }
+
+  public mutating func finishFetchTask(_ task: OperationTask<Value, Failure>) {
+    self.activeTasks.remove(id: task.id)
+  }
+}
+
+extension QueryState: DefaultableOperationState {
+  public typealias DefaultStateValue = Value
+}
+
+extension DefaultOperationState: _QueryStateProtocol where Base: _QueryStateProtocol {
+  public typealias Value = Base.Value
+
+  /// The fetches that are scheduled or running.
+  public var activeTasks: IdentifiedArrayOf<OperationTask<Base.Value, Base.Failure>> {
+    self.base.activeTasks
+  }
+}

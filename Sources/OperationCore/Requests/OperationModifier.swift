@@ -1,0 +1,172 @@
+/// Adds behaviour to an operation, such as retries or deduplication.
+///
+/// A modifier wraps the run of an operation. Attach it with ``OperationRequest/modifier(_:)``, and
+/// give it a method that returns the concrete ``ModifiedOperation`` type so that the query,
+/// mutation and paginated conformances survive:
+///
+/// ```swift
+/// extension OperationRequest {
+///   func delay(for duration: OperationDuration) -> ModifiedOperation<Self, DelayModifier<Self>> {
+///     self.modifier(DelayModifier(duration: duration))
+///   }
+/// }
+///
+/// struct DelayModifier<Operation: OperationRequest>: OperationModifier, Sendable {
+///   let duration: OperationDuration
+///
+///   func run(
+///     isolation: isolated (any Actor)?,
+///     in context: OperationContext,
+///     using operation: Operation,
+///     with continuation: OperationContinuation<Operation.Value, Operation.Failure>
+///   ) async throws(Operation.Failure) -> Operation.Value {
+///     try? await context.operationDelayer.delay(for: self.duration)
+///     return try await operation.run(isolation: isolation, in: context, with: continuation)
+///   }
+/// }
+/// ```
+public protocol OperationModifier<Value, Failure> {
+  /// The type of operation this modifier wraps.
+  associatedtype Operation: OperationRequest
+
+  /// The type of value the modified operation produces.
+  associatedtype Value
+
+  /// The type of error the modified operation throws.
+  associatedtype Failure: Error
+
+  /// Prepares the context once, when a store or runner is created.
+  ///
+  /// The default calls `operation.setup(context:)`; an implementation must call it too.
+  ///
+  /// - Parameters:
+  ///   - context: The context to prepare.
+  ///   - operation: The wrapped operation.
+  func setup(context: inout OperationContext, using operation: Operation)
+
+  /// Runs the wrapped operation with this modifier's behaviour.
+  ///
+  /// - Parameters:
+  ///   - isolation: The actor the caller runs on.
+  ///   - context: The context of this run.
+  ///   - operation: The wrapped operation.
+  ///   - continuation: Receives intermediate results.
+  /// - Returns: The value of the run.
+  /// - Throws: The error of the run.
+  func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    using operation: Operation,
+    with continuation: OperationContinuation<Value, Failure>
+  ) async throws(Failure) -> Value
+}
+
+extension OperationModifier {
+  public func setup(context: inout OperationContext, using operation: Operation) {
+    operation.setup(context: &context)
+  }
+}
+
+// MARK: - _ContextUpdatingOperationModifier
+
+/// A modifier that only writes to the context in `setup` and runs the operation unchanged.
+///
+/// Its setup runs before the wrapped operation's setup, so when two such modifiers write the same
+/// entry the innermost (first-applied) one wins. That is how an operation's own modifiers
+/// override the defaults that an ``OperationClient`` appends outside them.
+public protocol _ContextUpdatingOperationModifier: OperationModifier, Sendable
+where Value == Operation.Value, Failure == Operation.Failure {
+  /// Writes this modifier's entries to the context.
+  ///
+  /// - Parameter context: The context to prepare.
+  func setup(context: inout OperationContext)
+}
+
+extension _ContextUpdatingOperationModifier {
+  public func setup(context: inout OperationContext, using operation: Operation) {
+    self.setup(context: &context)
+    operation.setup(context: &context)
+  }
+
+  public func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    using operation: Operation,
+    with continuation: OperationContinuation<Operation.Value, Operation.Failure>
+  ) async throws(Operation.Failure) -> Operation.Value {
+    try await operation.run(isolation: isolation, in: context, with: continuation)
+  }
+}
+
+// MARK: - ModifiedOperation
+
+extension OperationRequest {
+  /// Wraps this operation in a modifier.
+  ///
+  /// - Parameter modifier: The modifier.
+  /// - Returns: The modified operation.
+  public func modifier<Modifier: OperationModifier>(
+    _ modifier: Modifier
+  ) -> ModifiedOperation<Self, Modifier> {
+    ModifiedOperation(operation: self, modifier: modifier)
+  }
+}
+
+/// An operation wrapped in a modifier.
+///
+/// When the modifier keeps the value and error types, the modified operation is a
+/// ``StatefulOperationRequest`` with the state and path of its base, and a ``QueryRequest`` (or
+/// mutation, or paginated request) when the base is one.
+public struct ModifiedOperation<Operation: OperationRequest, Modifier: OperationModifier>:
+  OperationRequest
+where Modifier.Operation == Operation {
+  public typealias Value = Modifier.Value
+  public typealias Failure = Modifier.Failure
+
+  /// The wrapped operation.
+  public let operation: Operation
+
+  /// The modifier.
+  public let modifier: Modifier
+
+  package init(operation: Operation, modifier: Modifier) {
+    self.operation = operation
+    self.modifier = modifier
+  }
+
+  public var _debugTypeName: String {
+    self.operation._debugTypeName
+  }
+
+  public func setup(context: inout OperationContext) {
+    self.modifier.setup(context: &context, using: self.operation)
+  }
+
+  public func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Modifier.Value, Modifier.Failure>
+  ) async throws(Modifier.Failure) -> Modifier.Value {
+    try await self.modifier.run(
+      isolation: isolation,
+      in: context,
+      using: self.operation,
+      with: continuation
+    )
+  }
+}
+
+extension ModifiedOperation: StatefulOperationRequest
+where
+  Operation: StatefulOperationRequest,
+  Operation.Value == Modifier.Value,
+  Operation.Failure == Modifier.Failure
+{
+  public typealias State = Operation.State
+
+  public var path: OperationPath {
+    self.operation.path
+  }
+}
+
+extension ModifiedOperation: Sendable where Operation: Sendable, Modifier: Sendable {}

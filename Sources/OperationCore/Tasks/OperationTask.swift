@@ -1,0 +1,404 @@
+import IssueReporting
+import Synchronization
+
+/// A unit of work that runs at most once, however many times and from wherever it is awaited.
+///
+/// Stores create an `OperationTask` for every run of an operation, and a state keeps the tasks
+/// that are in flight (for example ``QueryState/activeTasks``). The task is a value, but its run
+/// state is shared: copies, ``map(_:)`` and ``mapError(_:)`` results have the same ``id``, start
+/// the same work, and see the same result.
+///
+/// ```swift
+/// let task = store.fetchTask()
+/// let post = try await task.runIfNeeded()
+/// let same = try await task.runIfNeeded()  // Does not fetch again.
+/// ```
+///
+/// Before its work starts, the task runs every task it was scheduled after (``schedule(after:)``)
+/// concurrently and ignores their errors.
+///
+/// Cancellation: ``cancel()`` cancels a running task; a task cancelled before it starts starts
+/// its work already cancelled when it is first awaited, so cooperative work throws
+/// `CancellationError` and work that ignores cancellation completes. A caller of
+/// ``runIfNeeded()`` that is cancelled cancels the task.
+public struct OperationTask<Value: Sendable, Failure: Error>: Identifiable, Sendable {
+  /// The context the task's work receives when it starts.
+  ///
+  /// Changing it after the task started has no effect.
+  public var context: OperationContext
+
+  private let core: OperationTaskCore
+  private let extract: (@Sendable (Result<any Sendable, any Error>) -> Result<Value, Failure>)?
+
+  /// Creates a task.
+  ///
+  /// - Parameters:
+  ///   - context: The context the work receives; ``OperationContext/operationRunningTaskIdentifier``
+  ///     is set to the task's id while it runs.
+  ///   - work: The work of the task, run at most once.
+  public init(
+    context: OperationContext,
+    work: @escaping @Sendable (OperationTaskIdentifier, OperationContext) async throws(Failure) ->
+      Value
+  ) {
+    self.init(context: context) { task throws(Failure) in
+      try await work(task.id, task.context)
+    }
+  }
+
+  /// Creates a task whose work receives the running task itself.
+  package init(
+    context: OperationContext,
+    runningWork work: @escaping @Sendable (OperationTask<Value, Failure>) async throws(Failure) ->
+      Value
+  ) {
+    self.context = context
+    self.extract = nil
+    self.core = OperationTaskCore { core, context in
+      let task = OperationTask(core: core, context: context, extract: nil)
+      do throws(Failure) {
+        return .success(try await work(task))
+      } catch {
+        return .failure(error)
+      }
+    }
+  }
+
+  private init(
+    core: OperationTaskCore,
+    context: OperationContext,
+    extract: (@Sendable (Result<any Sendable, any Error>) -> Result<Value, Failure>)?
+  ) {
+    self.core = core
+    self.context = context
+    self.extract = extract
+  }
+
+  /// The identifier that copies and mapped views of this task share.
+  public var id: OperationTaskIdentifier {
+    self.core.id
+  }
+
+  /// The name, priority and executor of the task, stored in ``context``.
+  public var configuration: OperationTaskConfiguration {
+    get { self.context.operationTaskConfiguration }
+    set { self.context.operationTaskConfiguration = newValue }
+  }
+
+  /// The id and configuration of the task, for descriptions.
+  public var info: OperationTaskInfo {
+    OperationTaskInfo(id: self.id, configuration: self.configuration)
+  }
+}
+
+// MARK: - Running
+
+extension OperationTask {
+  /// Starts the work if it has not started, and waits for its result.
+  ///
+  /// The first call creates one Swift `Task` from ``configuration``; later calls wait for the
+  /// same task, or return its result at once when it has finished. Cancelling the waiting caller
+  /// cancels the task.
+  ///
+  /// - Returns: The value of the work.
+  /// - Throws: The error of the work.
+  @discardableResult
+  public func runIfNeeded() async throws(Failure) -> Value {
+    let result = await self.core.run(context: self.context)
+    return try self.convert(result).get()
+  }
+
+  /// Starts the work without waiting for it; does nothing if it already started.
+  package func start() {
+    self.core.start(context: self.context)
+  }
+
+  /// Cancels the task.
+  ///
+  /// A running task's Swift `Task` is cancelled; a task that has not started starts already
+  /// cancelled; a finished task is not affected.
+  public func cancel() {
+    self.core.cancel()
+  }
+
+  /// Whether the work has started; stays `true` after it finishes.
+  public var hasStarted: Bool {
+    self.core.phase != .pending
+  }
+
+  /// Whether the work is running now.
+  public var isRunning: Bool {
+    self.core.phase == .running
+  }
+
+  /// Whether the work has finished.
+  public var isFinished: Bool {
+    self.core.phase == .finished
+  }
+
+  /// Whether the task was cancelled before it finished.
+  public var isCancelled: Bool {
+    self.core.isCancelled
+  }
+
+  /// The result of the work, once it has finished.
+  public var finishedResult: Result<Value, Failure>? {
+    self.core.finishedResult.map(self.convert)
+  }
+
+  private func convert(_ result: Result<any Sendable, any Error>) -> Result<Value, Failure> {
+    if let extract {
+      return extract(result)
+    }
+    // NB: The core erases the work's typed result; it only ever holds `Value` and `Failure`
+    // values of the task that created it, so these casts cannot fail.
+    switch result {
+    case .success(let value): return .success(value as! Value)
+    case .failure(let error): return .failure(error as! Failure)
+    }
+  }
+}
+
+// MARK: - Dependencies
+
+extension OperationTask {
+  /// Makes this task wait for another task to finish before its work starts.
+  ///
+  /// The other task's errors are ignored. Scheduling after the same task twice, or after a task
+  /// once this one started, has no effect. A schedule that would make a cycle is not added and is
+  /// reported as an issue in debug builds.
+  ///
+  /// - Parameter task: The task to wait for.
+  public func schedule<V, F>(after task: OperationTask<V, F>) {
+    self.core.addDependency(task.core, info: task.info, ownInfo: self.info) {
+      _ = try? await task.runIfNeeded()
+    }
+  }
+
+  /// Makes this task wait for other tasks to finish before its work starts.
+  ///
+  /// - Parameter tasks: The tasks to wait for.
+  public func schedule<V, F>(after tasks: some Sequence<OperationTask<V, F>>) {
+    for task in tasks {
+      self.schedule(after: task)
+    }
+  }
+}
+
+// MARK: - Mapping
+
+extension OperationTask {
+  /// A view of this task whose value is transformed.
+  ///
+  /// The view shares the id and run state of this task: running it runs this task.
+  ///
+  /// - Parameter transform: Transforms the value.
+  /// - Returns: The mapped task.
+  public func map<NewValue: Sendable>(
+    _ transform: @escaping @Sendable (Value) -> NewValue
+  ) -> OperationTask<NewValue, Failure> {
+    let convert = self.convert
+    return OperationTask<NewValue, Failure>(core: self.core, context: self.context) { result in
+      convert(result).map(transform)
+    }
+  }
+
+  /// A view of this task whose error is transformed.
+  ///
+  /// - Parameter transform: Transforms the error.
+  /// - Returns: The mapped task.
+  public func mapError<NewFailure: Error>(
+    _ transform: @escaping @Sendable (Failure) -> NewFailure
+  ) -> OperationTask<Value, NewFailure> {
+    let convert = self.convert
+    return OperationTask<Value, NewFailure>(core: self.core, context: self.context) { result in
+      convert(result).mapError(transform)
+    }
+  }
+}
+
+extension OperationTask: Hashable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.id == rhs.id
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(self.id)
+  }
+}
+
+// MARK: - OperationTaskInfo
+
+/// The identity and configuration of an ``OperationTask``, for descriptions and diagnostics.
+public struct OperationTaskInfo: Identifiable, Hashable, Sendable {
+  /// The identifier of the task.
+  public let id: OperationTaskIdentifier
+
+  /// The configuration of the task.
+  public let configuration: OperationTaskConfiguration
+
+  package init(id: OperationTaskIdentifier, configuration: OperationTaskConfiguration) {
+    self.id = id
+    self.configuration = configuration
+  }
+
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.id == rhs.id && lhs.configuration.name == rhs.configuration.name
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(self.id)
+    hasher.combine(self.configuration.name)
+  }
+}
+
+extension OperationTaskInfo: CustomStringConvertible {
+  public var description: String {
+    "[\(self.configuration.name ?? "Unnamed OperationTask")](ID: \(self.id.debugDescription))"
+  }
+}
+
+// MARK: - OperationTaskCore
+
+/// The shared run state of an ``OperationTask`` and its copies.
+private final class OperationTaskCore: Sendable {
+  typealias Work = @Sendable (OperationTaskCore, OperationContext) async -> Result<any Sendable, any Error>
+
+  enum Phase: Equatable {
+    case pending
+    case running
+    case finished
+  }
+
+  private struct Dependency {
+    let core: OperationTaskCore
+    let run: @Sendable () async -> Void
+  }
+
+  private struct State {
+    var task: Task<Result<any Sendable, any Error>, Never>?
+    var result: Result<any Sendable, any Error>?
+    var isCancelled = false
+    var info: OperationTaskInfo?
+    var dependencies = [Dependency]()
+  }
+
+  let id = OperationTaskIdentifier()
+  private let work: Work
+  private let state = Mutex(State())
+
+  init(work: @escaping Work) {
+    self.work = work
+  }
+
+  var phase: Phase {
+    self.state.withLock { state in
+      if state.result != nil { return .finished }
+      return state.task == nil ? .pending : .running
+    }
+  }
+
+  var isCancelled: Bool {
+    self.state.withLock { $0.isCancelled }
+  }
+
+  var finishedResult: Result<any Sendable, any Error>? {
+    self.state.withLock { $0.result }
+  }
+
+  func run(context: OperationContext) async -> Result<any Sendable, any Error> {
+    let task = self.start(context: context)
+    guard let task else {
+      return self.state.withLock { $0.result! }
+    }
+    return await withTaskCancellationHandler {
+      await task.value
+    } onCancel: {
+      self.cancel()
+    }
+  }
+
+  @discardableResult
+  func start(context: OperationContext) -> Task<Result<any Sendable, any Error>, Never>? {
+    let (task, isNew, isCancelled) = self.state.withLock { state in
+      if state.result != nil {
+        return (nil as Task<Result<any Sendable, any Error>, Never>?, false, false)
+      }
+      if let task = state.task {
+        return (task, false, false)
+      }
+      let task = Task(configuration: context.operationTaskConfiguration) {
+        await self.execute(context: context)
+      }
+      state.task = task
+      return (task, true, state.isCancelled)
+    }
+    if isNew && isCancelled {
+      task?.cancel()
+    }
+    return task
+  }
+
+  func cancel() {
+    let task = self.state.withLock { state -> Task<Result<any Sendable, any Error>, Never>? in
+      guard state.result == nil else { return nil }
+      state.isCancelled = true
+      return state.task
+    }
+    task?.cancel()
+  }
+
+  private func execute(context: OperationContext) async -> Result<any Sendable, any Error> {
+    let dependencies = self.state.withLock { $0.dependencies }
+    if !dependencies.isEmpty {
+      await withTaskGroup(of: Void.self) { group in
+        for dependency in dependencies {
+          group.addTask { await dependency.run() }
+        }
+      }
+    }
+    var context = context
+    context.operationRunningTaskIdentifier = self.id
+    let result = await self.work(self, context)
+    self.state.withLock { $0.result = result }
+    return result
+  }
+
+  func addDependency(
+    _ dependency: OperationTaskCore,
+    info: OperationTaskInfo,
+    ownInfo: OperationTaskInfo,
+    run: @escaping @Sendable () async -> Void
+  ) {
+    dependency.state.withLock { $0.info = info }
+    self.state.withLock { $0.info = ownInfo }
+    if let cycle = dependency.chain(to: self) {
+      #if DEBUG
+        reportIssue(OperationWarning.operationTaskCircularScheduling(info: [ownInfo] + cycle))
+      #endif
+      return
+    }
+    self.state.withLock { state in
+      guard state.task == nil, state.result == nil else { return }
+      guard !state.dependencies.contains(where: { $0.core === dependency }) else { return }
+      state.dependencies.append(Dependency(core: dependency, run: run))
+    }
+  }
+
+  /// The tasks along a chain of dependencies from this task to `target`, if there is one.
+  private func chain(to target: OperationTaskCore) -> [OperationTaskInfo]? {
+    var visited = Set<ObjectIdentifier>()
+    func search(_ core: OperationTaskCore) -> [OperationTaskCore]? {
+      if core === target { return [core] }
+      guard visited.insert(ObjectIdentifier(core)).inserted else { return nil }
+      let dependencies = core.state.withLock { $0.dependencies.map(\.core) }
+      for dependency in dependencies {
+        if let chain = search(dependency) {
+          return [core] + chain
+        }
+      }
+      return nil
+    }
+    return search(self)?.compactMap { core in core.state.withLock { $0.info } }
+  }
+}

@@ -1,0 +1,91 @@
+/// How an ``OperationTask`` creates its Swift `Task`: its name, priority and executor.
+public struct OperationTaskConfiguration: Sendable {
+  /// The name of the task; stores name their tasks when this is `nil`.
+  public var name: String?
+
+  /// The priority of the task.
+  public var priority: TaskPriority?
+
+  /// The executor the task prefers to run on.
+  public var executorPreference: (any TaskExecutor)?
+
+  /// Creates a configuration.
+  ///
+  /// - Parameters:
+  ///   - name: The name of the task.
+  ///   - priority: The priority of the task.
+  ///   - executorPreference: The executor the task prefers to run on.
+  public init(
+    name: String? = nil,
+    priority: TaskPriority? = nil,
+    executorPreference: (any TaskExecutor)? = nil
+  ) {
+    self.name = name
+    self.priority = priority
+    self.executorPreference = executorPreference
+  }
+}
+
+extension OperationContext {
+  /// The configuration of the tasks that stores create for this operation.
+  ///
+  /// Set it with the `taskConfiguration(_:)` modifier.
+  public var operationTaskConfiguration: OperationTaskConfiguration {
+    get { self[TaskConfigurationKey.self] }
+    set { self[TaskConfigurationKey.self] = newValue }
+  }
+
+  private enum TaskConfigurationKey: Key {
+    static let defaultValue = OperationTaskConfiguration()
+  }
+}
+
+// MARK: - Task
+
+extension Task where Failure == any Error {
+  /// Creates a task from an operation task configuration.
+  ///
+  /// - Parameters:
+  ///   - configuration: The name, priority and executor of the task.
+  ///   - operation: The work of the task.
+  @discardableResult
+  public init(
+    configuration: OperationTaskConfiguration,
+    operation: sending @escaping @isolated(any) () async throws -> Success
+  ) {
+    if let executor = configuration.executorPreference {
+      self.init(
+        name: configuration.name,
+        executorPreference: executor,
+        priority: configuration.priority,
+        operation: operation
+      )
+    } else {
+      self.init(name: configuration.name, priority: configuration.priority, operation: operation)
+    }
+  }
+}
+
+extension Task where Failure == Never {
+  /// Creates a non-throwing task from an operation task configuration.
+  ///
+  /// - Parameters:
+  ///   - configuration: The name, priority and executor of the task.
+  ///   - operation: The work of the task.
+  @discardableResult
+  public init(
+    configuration: OperationTaskConfiguration,
+    operation: sending @escaping @isolated(any) () async -> Success
+  ) {
+    if let executor = configuration.executorPreference {
+      self.init(
+        name: configuration.name,
+        executorPreference: executor,
+        priority: configuration.priority,
+        operation: operation
+      )
+    } else {
+      self.init(name: configuration.name, priority: configuration.priority, operation: operation)
+    }
+  }
+}
