@@ -56,6 +56,19 @@ package final class RecursiveLock<Value>: @unchecked Sendable {
     return try body(&self.value)
   }
 
+  /// Holds the lock while `body` runs, without giving it access to the value; may be nested.
+  ///
+  /// Use this when `body` calls other methods that take the lock with ``withLock(_:)``: a nested
+  /// `withLock(_:)` inside another would access the value twice at once.
+  package func withLock<Result, Failure: Error>(
+    _ body: () throws(Failure) -> sending Result
+  ) throws(Failure) -> sending Result {
+    pthread_mutex_lock(self.mutex)
+    self.depth += 1
+    defer { self.unlockAndDeliver() }
+    return try body()
+  }
+
   /// Enqueues an effect to run after the outermost ``withLock(_:)`` releases the lock.
   ///
   /// Call this only from inside ``withLock(_:)``.

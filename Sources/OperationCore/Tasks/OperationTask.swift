@@ -1,4 +1,3 @@
-import IssueReporting
 import Synchronization
 
 /// A unit of work that runs at most once, however many times and from wherever it is awaited.
@@ -374,7 +373,7 @@ private final class OperationTaskCore: Sendable {
     self.state.withLock { $0.info = ownInfo }
     if let cycle = dependency.chain(to: self) {
       #if DEBUG
-        reportIssue(OperationWarning.operationTaskCircularScheduling(info: [ownInfo] + cycle))
+        reportWarning(.operationTaskCircularScheduling(info: [ownInfo] + cycle))
       #endif
       return
     }

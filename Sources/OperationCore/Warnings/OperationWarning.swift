@@ -8,11 +8,13 @@
 /// withKnownIssue {
 ///   _ = client.store(for: OtherQuery())
 /// } matching: { issue in
-///   issue.error as? OperationWarning == .duplicatePath(expectedType: A.self, foundType: B.self)
+///   issue.comments.contains(Comment(rawValue: OperationWarning.duplicatePath(
+///     expectedType: A.self, foundType: B.self
+///   ).message))
 /// }
 /// ```
 @_spi(Warnings)
-public struct OperationWarning: Error, Hashable, Sendable {
+public struct OperationWarning: Hashable, Sendable {
   /// What happened and what to do about it.
   public let message: String
 
@@ -21,6 +23,13 @@ public struct OperationWarning: Error, Hashable, Sendable {
   /// - Parameter message: What happened and what to do about it.
   public init(_ message: String) {
     self.message = message
+  }
+}
+
+@_spi(Warnings)
+extension OperationWarning: ExpressibleByStringLiteral {
+  public init(stringLiteral value: String) {
+    self.init(value)
   }
 }
 

@@ -1,0 +1,38 @@
+// MARK: - Modifiers
+
+extension StatefulOperationRequest {
+  /// Lets stores run this operation by themselves while a specification holds.
+  ///
+  /// Automatic running covers the run on a store's first subscriber, controller reruns and
+  /// `rerunOnChange(of:)`.
+  ///
+  /// - Parameter specification: When automatic running is allowed.
+  /// - Returns: The modified operation.
+  public func enableAutomaticRunning<Specification: OperationRunSpecification & Sendable>(
+    onlyWhen specification: Specification
+  ) -> ModifiedOperation<Self, _EnableAutomaticRunningModifier<Self, Specification>> {
+    self.modifier(_EnableAutomaticRunningModifier(specification: specification))
+  }
+
+  /// Stops stores from running this operation by themselves.
+  ///
+  /// - Parameter isDisabled: Whether automatic running is disabled.
+  /// - Returns: The modified operation.
+  public func disableAutomaticRunning(
+    _ isDisabled: Bool = true
+  ) -> ModifiedOperation<Self, _EnableAutomaticRunningModifier<Self, AlwaysRunSpecification>> {
+    self.enableAutomaticRunning(onlyWhen: .always(!isDisabled))
+  }
+}
+
+/// The modifier behind ``StatefulOperationRequest/enableAutomaticRunning(onlyWhen:)``.
+public struct _EnableAutomaticRunningModifier<
+  Operation: OperationRequest,
+  Specification: OperationRunSpecification & Sendable
+>: _ContextUpdatingOperationModifier {
+  let specification: Specification
+
+  public func setup(context: inout OperationContext) {
+    context.automaticRunningSpecification = self.specification
+  }
+}

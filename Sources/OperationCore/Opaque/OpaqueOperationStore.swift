@@ -1,0 +1,204 @@
+/// A fully type-erased ``OperationStore``, as the client's path queries return it.
+///
+/// Cast ``base`` back to the typed store when you know its state type:
+///
+/// ```swift
+/// let store = client.store(with: ["post", 1])?.base as? OperationStore<QueryState<Post, any Error>>
+/// ```
+@dynamicMemberLookup
+public final class OpaqueOperationStore: Sendable {
+  private let erased: any ErasedStore
+
+  /// Erases a store.
+  ///
+  /// - Parameter base: The store to erase.
+  public init(erasing base: OperationStore<some OperationState & Sendable>) {
+    self.erased = base
+  }
+
+  /// The typed store, as `any Sendable`.
+  public var base: any Sendable {
+    self.erased
+  }
+
+  /// The context of the store.
+  public var context: OperationContext {
+    get { self.erased.erasedContext }
+    set { self.erased.erasedContext = newValue }
+  }
+
+  /// Whether the store may run its operation by itself.
+  public var isAutomaticRunningEnabled: Bool {
+    self.erased.isAutomaticRunningEnabled
+  }
+
+  /// The current state, erased.
+  public var state: OpaqueOperationState {
+    OpaqueOperationState(self.erased.erasedState)
+  }
+
+  /// Reads a member of the current state.
+  public subscript<NewValue: Sendable>(
+    dynamicMember keyPath: KeyPath<OpaqueOperationState, NewValue>
+  ) -> NewValue {
+    self.state[keyPath: keyPath]
+  }
+
+  /// Runs `body` while holding the store's lock; see
+  /// ``OperationStore/withExclusiveAccess(_:)``.
+  ///
+  /// - Parameter body: The work to do under the lock.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  public func withExclusiveAccess<T>(
+    _ body: (OpaqueOperationStore) throws -> sending T
+  ) rethrows -> sending T {
+    try self.erased.withErasedLock { () throws -> T in try body(self) }
+  }
+
+  /// The current value, erased.
+  public var currentValue: any Sendable {
+    get { self.erased.erasedState.currentValue }
+    @available(*, unavailable, message: "Call `uncheckedSetCurrentValue` instead.")
+    set { self.uncheckedSetCurrentValue(newValue) }
+  }
+
+  /// Sets the current value; traps when it is not of the store's value type.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - context: The context of the update; the store's context by default.
+  public func uncheckedSetCurrentValue(_ value: any Sendable, using context: OperationContext? = nil)
+  {
+    self.uncheckedSetResult(to: .success(value), using: context)
+  }
+
+  /// Sets a result; traps when it is not of the store's types.
+  ///
+  /// - Parameters:
+  ///   - result: The value or error.
+  ///   - context: The context of the update; the store's context by default.
+  public func uncheckedSetResult(
+    to result: Result<any Sendable, any Error>,
+    using context: OperationContext? = nil
+  ) {
+    self.erased.uncheckedSetResult(to: result, using: context)
+  }
+
+  /// Restores the initial state; see ``OperationStore/resetState(using:)``.
+  ///
+  /// - Parameter context: The context of the reset; the store's context by default.
+  public func resetState(using context: OperationContext? = nil) {
+    self.erased.resetState(using: context)
+  }
+
+  /// Whether the store's value is stale.
+  public var isStale: Bool {
+    self.erased.isStale
+  }
+
+  /// Runs the operation and waits for its value.
+  ///
+  /// - Parameters:
+  ///   - context: The context of the run; the store's context by default.
+  ///   - handler: Receives the events of this run only.
+  /// - Returns: The value, erased.
+  /// - Throws: The error of the run.
+  @discardableResult
+  public func run(
+    using context: OperationContext? = nil,
+    handler: OpaqueOperationEventHandler = OpaqueOperationEventHandler()
+  ) async throws -> any Sendable {
+    try await self.erased.erasedRun(using: context, handler: handler)
+  }
+
+  /// Creates a run without starting it.
+  ///
+  /// - Parameter context: The context of the run; the store's context by default.
+  /// - Returns: The task of the run, erased.
+  @discardableResult
+  public func runTask(using context: OperationContext? = nil) -> OperationTask<any Sendable, any Error>
+  {
+    self.erased.erasedRunTask(using: context)
+  }
+
+  /// The number of subscribers.
+  public var subscriberCount: Int {
+    self.erased.subscriberCount
+  }
+
+  /// Subscribes to the store's events.
+  ///
+  /// - Parameter handler: The callbacks.
+  /// - Returns: A subscription that ends when cancelled or released.
+  public func subscribe(with handler: OpaqueOperationEventHandler) -> OperationSubscription {
+    self.erased.erasedSubscribe(with: handler)
+  }
+}
+
+extension OpaqueOperationStore: OperationPathable {
+  public var path: OperationPath {
+    self.erased.path
+  }
+}
+
+// MARK: - ErasedStore
+
+private protocol ErasedStore: AnyObject, Sendable {
+  var path: OperationPath { get }
+  var erasedContext: OperationContext { get set }
+  var erasedState: any OperationState & Sendable { get }
+  var isAutomaticRunningEnabled: Bool { get }
+  var isStale: Bool { get }
+  var subscriberCount: Int { get }
+  func withErasedLock<T>(_ body: () throws -> sending T) rethrows -> sending T
+  func uncheckedSetResult(to result: Result<any Sendable, any Error>, using context: OperationContext?)
+  func resetState(using context: OperationContext?)
+  func erasedRun(using context: OperationContext?, handler: OpaqueOperationEventHandler) async throws
+    -> any Sendable
+  func erasedRunTask(using context: OperationContext?) -> OperationTask<any Sendable, any Error>
+  func erasedSubscribe(with handler: OpaqueOperationEventHandler) -> OperationSubscription
+}
+
+extension OperationStore: ErasedStore {
+  fileprivate var erasedContext: OperationContext {
+    get { self.context }
+    set { self.context = newValue }
+  }
+
+  fileprivate var erasedState: any OperationState & Sendable {
+    self.state
+  }
+
+  fileprivate func withErasedLock<T>(_ body: () throws -> sending T) rethrows -> sending T {
+    try self.withExclusiveAccess { _ throws -> T in try body() }
+  }
+
+  fileprivate func uncheckedSetResult(
+    to result: Result<any Sendable, any Error>,
+    using context: OperationContext?
+  ) {
+    self.setResult(
+      to: result.map { $0 as! State.StateValue }.mapError { $0 as! State.Failure },
+      using: context
+    )
+  }
+
+  fileprivate func erasedRun(
+    using context: OperationContext?,
+    handler: OpaqueOperationEventHandler
+  ) async throws -> any Sendable {
+    try await self.run(using: context, handler: handler.casted(to: State.self))
+  }
+
+  fileprivate func erasedRunTask(
+    using context: OperationContext?
+  ) -> OperationTask<any Sendable, any Error> {
+    self.runTask(using: context).map { $0 as any Sendable }.mapError { $0 as any Error }
+  }
+
+  fileprivate func erasedSubscribe(with handler: OpaqueOperationEventHandler) -> OperationSubscription
+  {
+    self.subscribe(with: handler.casted(to: State.self))
+  }
+}

@@ -1,0 +1,47 @@
+/// Callbacks for the events of an ``OperationStore``.
+///
+/// Every callback is optional. `onResultReceived` and `onRunEnded` fire before the state changes:
+/// read the new state in `onStateChanged`.
+///
+/// ```swift
+/// let subscription = store.subscribe(
+///   with: OperationEventHandler { state, _ in
+///     print(state.status)
+///   }
+/// )
+/// ```
+public struct OperationEventHandler<State: OperationState>: Sendable {
+  /// Called with the state after each change, and once with the current state on subscribe.
+  public var onStateChanged: (@Sendable (State, OperationContext) -> Void)?
+
+  /// Called when a run starts.
+  public var onRunStarted: (@Sendable (OperationContext) -> Void)?
+
+  /// Called when a run ends, before the state changes.
+  public var onRunEnded: (@Sendable (OperationContext) -> Void)?
+
+  /// Called for each yielded result and for the final result, before the state changes.
+  public var onResultReceived:
+    (@Sendable (Result<State.OperationValue, State.Failure>, OperationContext) -> Void)?
+
+  /// Creates a handler.
+  ///
+  /// - Parameters:
+  ///   - onStateChanged: Called with the state after each change.
+  ///   - onRunStarted: Called when a run starts.
+  ///   - onRunEnded: Called when a run ends.
+  ///   - onResultReceived: Called for each result.
+  public init(
+    onStateChanged: (@Sendable (State, OperationContext) -> Void)? = nil,
+    onRunStarted: (@Sendable (OperationContext) -> Void)? = nil,
+    onRunEnded: (@Sendable (OperationContext) -> Void)? = nil,
+    onResultReceived: (
+      @Sendable (Result<State.OperationValue, State.Failure>, OperationContext) -> Void
+    )? = nil
+  ) {
+    self.onStateChanged = onStateChanged
+    self.onRunStarted = onRunStarted
+    self.onRunEnded = onRunEnded
+    self.onResultReceived = onResultReceived
+  }
+}

@@ -1,0 +1,474 @@
+import Synchronization
+
+/// The runtime of a stateful operation: it runs the operation and keeps its state for every
+/// observer.
+///
+/// Get a store from an ``OperationClient``, which keeps one store per ``OperationPath``, or create
+/// a standalone one with `detached(…)`:
+///
+/// ```swift
+/// let store = client.store(for: Post.query(for: 1))
+/// let post = try await store.fetch()
+/// store.currentValue  // The post.
+/// store.isLoading  // false
+/// ```
+///
+/// The store is `@dynamicMemberLookup` over its ``state``, so `store.isLoading`, `store.error`,
+/// `store.status` and the other state members read the current state.
+///
+/// ## Events
+///
+/// ``subscribe(with:)`` delivers the current state at once, then every change, in the order the
+/// changes happened, never while the store's lock is held. The events of a run, in order:
+/// `stateChanged` (loading), `runStarted`, one `resultReceived` per yield followed by a
+/// `stateChanged`, the final `resultReceived`, `runEnded`, and the final `stateChanged`. A
+/// handler passed to ``run(using:handler:)`` receives the events of that run only.
+///
+/// ## Concurrency
+///
+/// The store is `Sendable`. Its state sits behind one lock that ``withExclusiveAccess(_:)`` may
+/// hold across several reads and writes. Runs execute on the global concurrent executor, not on an
+/// actor, so a fetch costs no actor hop.
+@dynamicMemberLookup
+public final class OperationStore<State: OperationState & Sendable>: OperationPathable, Sendable {
+  /// The path of the operation this store runs.
+  public let path: OperationPath
+
+  private let operation: RunBox<State>
+  private let lock: RecursiveLock<Storage>
+
+  private struct Storage: Sendable {
+    var state: State
+    var context: OperationContext
+    /// Bumped by every reset, so results of runs that started before it are ignored.
+    var herdID = 0
+    var subscribers = Subscribers<OperationEventHandler<State>>()
+    var automaticRunTask: OperationTask<State.OperationValue, State.Failure>?
+    var taskNamePrefix: String?
+  }
+
+  package init<Operation: StatefulOperationRequest>(
+    operation: sending Operation,
+    initialState: Operation.State,
+    initialContext: OperationContext
+  ) where Operation.State == State {
+    var context = initialContext
+    operation.setup(context: &context)
+    self.path = operation.path
+    self.operation = RunBox(operation)
+    self.lock = RecursiveLock(Storage(state: initialState, context: context))
+  }
+}
+
+// MARK: - Creation
+
+extension OperationStore {
+  /// Creates a store that no client manages.
+  ///
+  /// The store's context has no ``OperationContext/operationClient``, and automatic running is
+  /// off unless a modifier enables it.
+  ///
+  /// - Parameters:
+  ///   - operation: The operation to run.
+  ///   - initialState: The state to start with.
+  ///   - initialContext: The context before the operation's setup.
+  /// - Returns: A new store.
+  public static func detached<Operation: StatefulOperationRequest>(
+    operation: sending Operation,
+    initialState: Operation.State,
+    initialContext: OperationContext = OperationContext()
+  ) -> OperationStore<Operation.State> where State == Operation.State {
+    OperationStore(operation: operation, initialState: initialState, initialContext: initialContext)
+  }
+}
+
+// MARK: - State
+
+extension OperationStore {
+  /// The context that runs use unless one is passed in.
+  public var context: OperationContext {
+    get { self.lock.withLock { $0.context } }
+    set { self.lock.withLock { $0.context = newValue } }
+  }
+
+  /// The current state.
+  public var state: State {
+    self.lock.withLock { $0.state }
+  }
+
+  /// Reads a member of the current state.
+  public subscript<NewValue: Sendable>(dynamicMember keyPath: KeyPath<State, NewValue>) -> NewValue {
+    self.lock.withLock { $0.state[keyPath: keyPath] }
+  }
+
+  /// Runs `body` while holding the store's lock, so that several reads and writes happen as one.
+  ///
+  /// The lock is reentrant: `body` may use every member of the store. Events that `body` causes
+  /// are delivered after it returns.
+  ///
+  /// ```swift
+  /// store.withExclusiveAccess { store in
+  ///   store.currentValue = store.currentValue.map { $0 + 1 }
+  /// }
+  /// ```
+  ///
+  /// - Parameter body: The work to do under the lock.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  public func withExclusiveAccess<T>(
+    _ body: (OperationStore<State>) throws -> sending T
+  ) rethrows -> sending T {
+    try self.lock.withLock { () throws -> T in try body(self) }
+  }
+
+  /// The current value; setting it records a successful update and notifies subscribers.
+  public var currentValue: State.StateValue {
+    get { self.lock.withLock { $0.state.currentValue } }
+    set { self.setResult(to: .success(newValue)) }
+  }
+
+  /// Records a value or an error as if the operation produced it, and notifies subscribers.
+  ///
+  /// - Parameters:
+  ///   - result: The value or error.
+  ///   - context: The context of the update; the store's context by default.
+  public func setResult(
+    to result: Result<State.StateValue, State.Failure>,
+    using context: OperationContext? = nil
+  ) {
+    self.lock.withLock { storage in
+      storage.state.update(with: result, using: context ?? storage.context)
+      self.notifyStateChanged(storage, runHandler: nil)
+    }
+  }
+
+  /// Restores the initial state and cancels the runs in flight.
+  ///
+  /// Results of runs that started before the reset are ignored, even those of runs that ignore
+  /// cancellation. Subscribers receive the reset state before the runs are cancelled.
+  ///
+  /// - Parameter context: The context of the reset; the store's context by default.
+  public func resetState(using context: OperationContext? = nil) {
+    self.lock.withLock { storage in
+      storage.herdID &+= 1
+      let effect = storage.state.reset(using: context ?? storage.context)
+      self.notifyStateChanged(storage, runHandler: nil)
+      self.lock.enqueue { effect.tasksCancellable.cancel() }
+    }
+  }
+
+  /// Whether the value is stale: always, unless `staleWhen…` modifiers say otherwise.
+  public var isStale: Bool {
+    self.lock.withLock { Self.isStale($0) }
+  }
+
+  /// Whether the store may run the operation by itself, per the context's
+  /// ``OperationContext/automaticRunningSpecification``.
+  public var isAutomaticRunningEnabled: Bool {
+    self.lock.withLock { Self.isAutomaticRunningEnabled($0) }
+  }
+
+  private static func isStale(_ storage: Storage) -> Bool {
+    storage.context.staleWhenRevalidateCondition.evaluate(
+      state: storage.state,
+      in: storage.context
+    )
+  }
+
+  private static func isAutomaticRunningEnabled(_ storage: Storage) -> Bool {
+    storage.context.automaticRunningSpecification.isSatisfied(in: storage.context)
+  }
+}
+
+// MARK: - Running
+
+extension OperationStore {
+  /// Runs the operation and waits for its value.
+  ///
+  /// - Parameters:
+  ///   - context: The context of the run; the store's context by default.
+  ///   - handler: Receives the events of this run only; it does not count as a subscriber.
+  /// - Returns: The value of the run.
+  /// - Throws: The error of the run.
+  @discardableResult
+  public func run(
+    using context: OperationContext? = nil,
+    handler: OperationEventHandler<State> = OperationEventHandler()
+  ) async throws(State.Failure) -> State.OperationValue {
+    try await self.runTask(using: context, handler: handler, name: "Task").runIfNeeded()
+  }
+
+  /// Creates a run of the operation without starting it.
+  ///
+  /// The state starts loading at once; the run starts when the task is first awaited. Unless the
+  /// context names the task, it is named after the store, for example
+  /// `OperationStore<QueryState<Int, Error>> Task`.
+  ///
+  /// - Parameter context: The context of the run; the store's context by default.
+  /// - Returns: The task of the run.
+  public func runTask(
+    using context: OperationContext? = nil
+  ) -> OperationTask<State.OperationValue, State.Failure> {
+    self.runTask(using: context, handler: nil, name: "Task")
+  }
+
+  /// Creates a run with a handler for its events and a default task name suffix.
+  package func runTask(
+    using context: OperationContext?,
+    handler: OperationEventHandler<State>?,
+    name: String,
+    overridesName: Bool = false
+  ) -> OperationTask<State.OperationValue, State.Failure> {
+    self.lock.withLock { storage in
+      self.makeTask(in: &storage, context: context, handler: handler, name: name, overridesName: overridesName)
+    }
+  }
+
+  private func makeTask(
+    in storage: inout Storage,
+    context: OperationContext?,
+    handler: OperationEventHandler<State>?,
+    name: String,
+    overridesName: Bool
+  ) -> OperationTask<State.OperationValue, State.Failure> {
+    var context = context ?? storage.context
+    context.runningOperationStore = OpaqueOperationStore(erasing: self)
+    context.runEventHandler = handler.map(RunEventHandler.init)
+    if overridesName || context.operationTaskConfiguration.name == nil {
+      let prefix = storage.taskNamePrefix ?? typeName(Self.self)
+      storage.taskNamePrefix = prefix
+      context.operationTaskConfiguration.name = "\(prefix) \(name)"
+    }
+    let herdID = storage.herdID
+    var task = OperationTask<State.OperationValue, State.Failure>(context: context) {
+      task throws(State.Failure) in
+      try await self.execute(task, herdID: herdID)
+    }
+    storage.state.scheduleFetchTask(&task)
+    self.notifyStateChanged(storage, runHandler: handler)
+    return task
+  }
+
+  private func execute(
+    _ task: OperationTask<State.OperationValue, State.Failure>,
+    herdID: Int
+  ) async throws(State.Failure) -> State.OperationValue {
+    let context = task.context
+    let handler = context.runEventHandler?.base as? OperationEventHandler<State>
+    self.notify(runHandler: handler) { $0.onRunStarted?(context) }
+    let returned = ReturnFlag()
+    let continuation = OperationContinuation<State.OperationValue, State.Failure> {
+      result, yieldContext in
+      guard !returned.hasReturned else {
+        reportWarning(.queryYieldedAfterReturning(result))
+        return
+      }
+      self.receive(result, context: yieldContext ?? context, for: task, herdID: herdID, handler: handler)
+    }
+    let result: Result<State.OperationValue, State.Failure>
+    do throws(State.Failure) {
+      result = .success(
+        try await self.operation.run(isolation: nil, in: context, with: continuation)
+      )
+    } catch {
+      result = .failure(error)
+    }
+    returned.markReturned()
+    var finalContext = context
+    finalContext.operationResultUpdateReason = .returnedFinalResult
+    self.lock.withLock { storage in
+      self.notify(storage, runHandler: handler) { [finalContext] in
+        $0.onResultReceived?(result, finalContext)
+        $0.onRunEnded?(context)
+      }
+      if storage.herdID == herdID {
+        var finishedTask = task
+        finishedTask.context = finalContext
+        storage.state.update(with: result, for: finishedTask)
+        storage.state.finishFetchTask(task)
+      }
+      self.notifyStateChanged(storage, runHandler: handler)
+    }
+    return try result.get()
+  }
+
+  private func receive(
+    _ result: sending Result<State.OperationValue, State.Failure>,
+    context: OperationContext,
+    for task: OperationTask<State.OperationValue, State.Failure>,
+    herdID: Int,
+    handler: OperationEventHandler<State>?
+  ) {
+    var context = context
+    context.operationResultUpdateReason = .yieldedResult
+    let result = result
+    self.lock.withLock { storage in
+      self.notify(storage, runHandler: handler) { [context] in
+        $0.onResultReceived?(result, context)
+      }
+      guard storage.herdID == herdID else { return }
+      var yieldingTask = task
+      yieldingTask.context = context
+      storage.state.update(with: result, for: yieldingTask)
+      self.notifyStateChanged(storage, runHandler: handler)
+    }
+  }
+}
+
+// MARK: - Subscribing
+
+extension OperationStore {
+  /// The number of subscribers; handlers passed to `run` do not count.
+  public var subscriberCount: Int {
+    self.lock.withLock { $0.subscribers.count }
+  }
+
+  /// Subscribes to the store's events.
+  ///
+  /// The handler receives the current state at once. When it is the first subscriber, automatic
+  /// running is enabled and the store is stale, the store runs the operation; that run is
+  /// cancelled if every subscriber leaves before it finishes.
+  ///
+  /// - Parameter handler: The callbacks.
+  /// - Returns: A subscription that ends when cancelled or released.
+  public func subscribe(with handler: OperationEventHandler<State>) -> OperationSubscription {
+    let (id, automaticRun) = self.lock.withLock { storage in
+      let state = storage.state
+      let context = storage.context
+      self.lock.enqueue { handler.onStateChanged?(state, context) }
+      let id = storage.subscribers.add(handler)
+      var automaticRun: OperationTask<State.OperationValue, State.Failure>?
+      if storage.subscribers.count == 1 && Self.isAutomaticRunningEnabled(storage)
+        && Self.isStale(storage)
+      {
+        automaticRun = self.makeTask(
+          in: &storage,
+          context: nil,
+          handler: nil,
+          name: "Task",
+          overridesName: false
+        )
+        storage.automaticRunTask = automaticRun
+      }
+      return (id, automaticRun)
+    }
+    automaticRun?.start()
+    return OperationSubscription { [weak self] in
+      self?.unsubscribe(id: id)
+    }
+  }
+
+  private func unsubscribe(id: Int) {
+    self.lock.withLock { storage in
+      guard storage.subscribers.remove(id: id), storage.subscribers.count == 0,
+        let task = storage.automaticRunTask
+      else { return }
+      storage.automaticRunTask = nil
+      self.lock.enqueue { task.cancel() }
+    }
+  }
+}
+
+// MARK: - Notifications
+
+extension OperationStore {
+  private func notifyStateChanged(_ storage: Storage, runHandler: OperationEventHandler<State>?) {
+    let state = storage.state
+    let context = storage.context
+    self.notify(storage, runHandler: runHandler) { $0.onStateChanged?(state, context) }
+  }
+
+  private func notify(
+    _ storage: Storage,
+    runHandler: OperationEventHandler<State>?,
+    _ event: @escaping @Sendable (OperationEventHandler<State>) -> Void
+  ) {
+    let handlers = storage.subscribers.handlers
+    self.lock.enqueue {
+      for handler in handlers {
+        event(handler)
+      }
+      if let runHandler {
+        event(runHandler)
+      }
+    }
+  }
+
+  private func notify(
+    runHandler: OperationEventHandler<State>?,
+    _ event: @escaping @Sendable (OperationEventHandler<State>) -> Void
+  ) {
+    self.lock.withLock { storage in
+      self.notify(storage, runHandler: runHandler, event)
+    }
+  }
+}
+
+// MARK: - Context entries
+
+extension OperationContext {
+  /// The store that is running the operation, inside a run.
+  public var runningOperationStore: OpaqueOperationStore? {
+    get { self[RunningOperationStoreKey.self] }
+    set { self[RunningOperationStoreKey.self] = newValue }
+  }
+
+  private enum RunningOperationStoreKey: Key {
+    static let defaultValue: OpaqueOperationStore? = nil
+  }
+
+  fileprivate var runEventHandler: RunEventHandler? {
+    get { self[RunEventHandlerKey.self] }
+    set { self[RunEventHandlerKey.self] = newValue }
+  }
+
+  private enum RunEventHandlerKey: Key {
+    static let defaultValue: RunEventHandler? = nil
+  }
+}
+
+/// The event handler of one run, carried in the run's context so that its events reach it alone.
+private struct RunEventHandler: Sendable {
+  let base: any Sendable
+}
+
+// MARK: - RunBox
+
+/// Holds a store's operation and runs it.
+private final class RunBox<State: OperationState & Sendable>: Sendable {
+  // NB: The operation arrives as a `sending` value that only this box holds, and running it reads
+  // it without mutating it. Operations that keep mutable state of their own must make that state
+  // safe to use from concurrent runs (every built-in request and modifier does).
+  private nonisolated(unsafe) let operation: any StatefulOperationRequest<State>
+
+  init<Operation: StatefulOperationRequest>(_ operation: sending Operation)
+  where Operation.State == State {
+    self.operation = operation
+  }
+
+  func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<State.OperationValue, State.Failure>
+  ) async throws(State.Failure) -> State.OperationValue {
+    func open<Operation: StatefulOperationRequest<State>>(
+      _ operation: Operation
+    ) async throws(State.Failure) -> State.OperationValue {
+      try await operation.run(isolation: isolation, in: context, with: continuation)
+    }
+    return try await open(self.operation)
+  }
+}
+
+/// Whether a run has returned, so that later yields are ignored.
+private final class ReturnFlag: Sendable {
+  private let value = Atomic(false)
+
+  var hasReturned: Bool {
+    self.value.load(ordering: .acquiring)
+  }
+
+  func markReturned() {
+    self.value.store(true, ordering: .releasing)
+  }
+}
