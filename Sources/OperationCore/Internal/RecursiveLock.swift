@@ -60,7 +60,7 @@ package final class RecursiveLock<Value>: @unchecked Sendable {
   ///
   /// Use this when `body` calls other methods that take the lock with ``withLock(_:)``: a nested
   /// `withLock(_:)` inside another would access the value twice at once.
-  package func withLock<Result, Failure: Error>(
+  package func withLockHeld<Result, Failure: Error>(
     _ body: () throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     pthread_mutex_lock(self.mutex)

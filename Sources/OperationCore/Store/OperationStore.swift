@@ -118,7 +118,7 @@ extension OperationStore {
   public func withExclusiveAccess<T>(
     _ body: (OperationStore<State>) throws -> sending T
   ) rethrows -> sending T {
-    try self.lock.withLock { () throws -> T in try body(self) }
+    try self.lock.withLockHeld { () throws -> T in try body(self) }
   }
 
   /// The current value; setting it records a successful update and notifies subscribers.

@@ -1,0 +1,134 @@
+import Synchronization
+
+extension OperationClient {
+  /// Creates the stores of a client, for example by adding default modifiers to every operation.
+  public protocol StoreCreator {
+    /// Creates a store for an operation.
+    ///
+    /// - Parameters:
+    ///   - operation: The operation.
+    ///   - context: The client's default context.
+    ///   - initialState: The state to start with.
+    /// - Returns: The new store.
+    func store<Operation: StatefulOperationRequest>(
+      for operation: sending Operation,
+      in context: OperationContext,
+      with initialState: Operation.State
+    ) -> OperationStore<Operation.State>
+  }
+
+  /// Creates stores inside ``OperationClient/withStores(matching:perform:)``.
+  ///
+  /// A store it creates joins the client only if it is in the edited collection when the closure
+  /// returns.
+  public struct CreateStore: ~Copyable {
+    let creator: any StoreCreator & Sendable
+    let context: OperationContext
+    let types = TypeLog()
+
+    var operationTypes: [OperationPath: AnyType] {
+      self.types.types.withLock { $0 }
+    }
+  }
+}
+
+extension OperationClient.CreateStore {
+  /// Creates a store for an operation with an initial state.
+  ///
+  /// - Parameters:
+  ///   - operation: The operation.
+  ///   - initialState: The state to start with.
+  /// - Returns: The new store.
+  public func callAsFunction<Operation: StatefulOperationRequest>(
+    for operation: sending Operation,
+    initialState: Operation.State
+  ) -> OperationStore<Operation.State> {
+    let path = operation.path
+    self.types.types.withLock { $0[path] = Operation.self }
+    return self.creator.store(for: operation, in: self.context, with: initialState)
+  }
+
+  /// Creates a store for a query with an initial state.
+  ///
+  /// - Parameters:
+  ///   - query: The query.
+  ///   - initialState: The state to start with.
+  /// - Returns: The new store.
+  @_disfavoredOverload
+  public func callAsFunction<Query: QueryRequest>(
+    for query: sending Query,
+    initialState: Query.State
+  ) -> OperationStore<Query.State> {
+    self.callAsFunction(for: query, initialState: initialState) as OperationStore<Query.State>
+  }
+
+  /// Creates a store for a query.
+  ///
+  /// - Parameters:
+  ///   - query: The query.
+  ///   - initialValue: The value to start with.
+  /// - Returns: The new store.
+  public func callAsFunction<Query: QueryRequest>(
+    for query: sending Query,
+    initialValue: Query.Value? = nil
+  ) -> OperationStore<Query.State> where Query.State == QueryState<Query.Value, Query.Failure> {
+    self.callAsFunction(for: query, initialState: QueryState(initialValue: initialValue))
+  }
+
+  /// Creates a store for a query with a default value.
+  ///
+  /// - Parameter query: The query.
+  /// - Returns: The new store.
+  public func callAsFunction<Query: QueryRequest>(
+    for query: sending Query.Default
+  ) -> OperationStore<Query.Default.State> {
+    let initialState = query.initialState
+    return self.callAsFunction(for: query, initialState: initialState)
+  }
+}
+
+extension OperationClient {
+  /// Query conveniences of ``store(for:initialState:)``.
+
+  /// The store for a query, with an initial state.
+  ///
+  /// - Parameters:
+  ///   - query: The query.
+  ///   - initialState: The state of a new store.
+  /// - Returns: The store.
+  public func store<Query: QueryRequest>(
+    for query: sending Query,
+    initialState: Query.State
+  ) -> OperationStore<Query.State> {
+    self.store(for: query, initialState: initialState) as OperationStore<Query.State>
+  }
+
+  /// The store for a query.
+  ///
+  /// - Parameters:
+  ///   - query: The query.
+  ///   - initialValue: The value of a new store.
+  /// - Returns: The store.
+  public func store<Query: QueryRequest>(
+    for query: sending Query,
+    initialValue: Query.Value? = nil
+  ) -> OperationStore<Query.State> where Query.State == QueryState<Query.Value, Query.Failure> {
+    self.store(for: query, initialState: QueryState(initialValue: initialValue))
+  }
+
+  /// The store for a query with a default value.
+  ///
+  /// - Parameter query: The query.
+  /// - Returns: The store.
+  public func store<Query: QueryRequest>(
+    for query: sending Query.Default
+  ) -> OperationStore<Query.Default.State> {
+    let initialState = query.initialState
+    return self.store(for: query, initialState: initialState)
+  }
+}
+
+/// The operation types of the stores a ``OperationClient/CreateStore`` made.
+final class TypeLog: Sendable {
+  let types = Mutex<[OperationPath: AnyType]>([:])
+}
