@@ -1,0 +1,115 @@
+import Synchronization
+
+extension OperationRequest {
+  /// Retries the operation when it fails, waiting by the context's backoff function between
+  /// attempts.
+  ///
+  /// The operation runs at most `limit + 1` times and throws the last attempt's error. Before
+  /// retry *n* (from 1) the modifier waits `operationBackoffFunction(n)` on the context's
+  /// delayer. Only the innermost `retry` acts: an outer one, such as the client's default, passes
+  /// through. The context's ``OperationContext/operationMaxRetries`` is read at run time, so
+  /// setting it on a store's context overrides `limit`.
+  ///
+  /// Cancellation: the loop does not check for cancellation itself. A cooperative operation fails
+  /// fast on each attempt while the delays are skipped, and the final `CancellationError` is
+  /// thrown; an operation that ignores cancellation still succeeds.
+  ///
+  /// - Parameter limit: The number of retries.
+  /// - Returns: The modified operation.
+  public func retry(limit: Int) -> ModifiedOperation<Self, _RetryModifier<Self>> {
+    self.modifier(_RetryModifier(limit: limit))
+  }
+}
+
+/// The modifier behind ``OperationRequest/retry(limit:)``.
+public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Sendable {
+  let limit: Int
+  private let identity = nextRetryIdentity.add(1, ordering: .relaxed).newValue
+
+  init(limit: Int) {
+    self.limit = limit
+  }
+
+  public func setup(context: inout OperationContext, using operation: Operation) {
+    // NB: Setup runs from the outermost modifier inward, so the innermost retry writes last and
+    // claims the run.
+    context.operationMaxRetries = self.limit
+    context.retryIdentity = self.identity
+    operation.setup(context: &context)
+  }
+
+  public func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    using operation: Operation,
+    with continuation: OperationContinuation<Operation.Value, Operation.Failure>
+  ) async throws(Operation.Failure) -> Operation.Value {
+    guard context.retryIdentity == self.identity else {
+      return try await operation.run(isolation: isolation, in: context, with: continuation)
+    }
+    var context = context
+    let maxRetries = max(context.operationMaxRetries, 0)
+    for index in 0..<maxRetries {
+      do {
+        return try await operation.run(isolation: isolation, in: context, with: continuation)
+      } catch {
+        try? await context.operationDelayer.delay(for: context.operationBackoffFunction(index + 1))
+        context.operationRetryIndex = index
+      }
+    }
+    return try await operation.run(isolation: isolation, in: context, with: continuation)
+  }
+}
+
+extension OperationContext {
+  /// How many times a `retry` modifier retries; read at run time.
+  public var operationMaxRetries: Int {
+    get { self[MaxRetriesKey.self] }
+    set { self[MaxRetriesKey.self] = newValue }
+  }
+
+  /// The index of the current retry: `nil` on the first attempt, then 0, 1, …
+  public var operationRetryIndex: Int? {
+    get { self[RetryIndexKey.self] }
+    set { self[RetryIndexKey.self] = newValue }
+  }
+
+  /// Whether this is the first attempt of a run.
+  public var isFirstRunAttempt: Bool {
+    self.operationRetryIndex == nil
+  }
+
+  /// Whether this is the first retry.
+  public var isFirstRetryAttempt: Bool {
+    self.operationRetryIndex == 0
+  }
+
+  /// Whether this is the last retry.
+  public var isLastRetryAttempt: Bool {
+    self.operationRetryIndex == self.operationMaxRetries - 1
+  }
+
+  /// Whether no attempt follows this one.
+  public var isLastRunAttempt: Bool {
+    self.isLastRetryAttempt || self.operationMaxRetries == 0
+  }
+
+  fileprivate var retryIdentity: Int? {
+    get { self[RetryIdentityKey.self] }
+    set { self[RetryIdentityKey.self] = newValue }
+  }
+
+  private enum MaxRetriesKey: Key {
+    static let defaultValue = 0
+  }
+
+  private enum RetryIndexKey: Key {
+    static let defaultValue: Int? = nil
+  }
+
+  private enum RetryIdentityKey: Key {
+    static let defaultValue: Int? = nil
+  }
+}
+
+private let nextRetryIdentity = Atomic<Int>(0)
