@@ -52,6 +52,9 @@ let package = Package(
         "OperationCore",
         "OperationTestSupport",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        // NB: Lets `reportIssue` record warnings as Swift Testing issues, which `withKnownIssue`
+        // matches; without it they are only printed.
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
   ],

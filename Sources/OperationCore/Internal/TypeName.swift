@@ -7,7 +7,19 @@ package func typeName(_ type: any Any.Type) -> String {
   var result = ""
   var component = ""
   var isFirstComponent = true
-  for character in _typeName(type, qualified: true) {
+  var name = _typeName(type, qualified: true)
+  // NB: Private and extension-scoped types carry "(extension in Module):" and
+  // "(unknown context at $…)" markers; drop them.
+  while let start = name.firstRange(of: "(extension in "), let end = name[start.upperBound...].firstRange(of: "):") {
+    name.removeSubrange(start.lowerBound..<end.upperBound)
+  }
+  while let start = name.firstRange(of: "(unknown context at "), let end = name[start.upperBound...].firstRange(of: ")") {
+    name.removeSubrange(start.lowerBound..<end.upperBound)
+  }
+  while let range = name.firstRange(of: "..") {
+    name.replaceSubrange(range, with: ".")
+  }
+  for character in name {
     switch character {
     case ".":
       if !isFirstComponent {

@@ -89,7 +89,15 @@ public struct OperationPath: Hashable, Sendable {
   ///
   /// - Parameter element: The value to append.
   public mutating func append(_ element: any Hashable & Sendable) {
-    self.append(Element(element))
+    let element = element as? Element ?? Element(element)
+    self.replaceSubrange(self.endIndex..<self.endIndex, with: CollectionOfOne(element))
+  }
+
+  /// Appends an element.
+  ///
+  /// - Parameter element: The element to append.
+  public mutating func append(_ element: Element) {
+    self.replaceSubrange(self.endIndex..<self.endIndex, with: CollectionOfOne(element))
   }
 
   /// Returns this path followed by the elements of another path.

@@ -1,0 +1,103 @@
+import OperationCore
+import Testing
+
+@Suite struct `OperationPathableCollection tests` {
+  private struct Item: OperationPathable, Hashable {
+    let path: OperationPath
+    var value = 0
+  }
+
+  private static let items: OperationPathableCollection<Item> = [
+    Item(path: ["user"]),
+    Item(path: ["user", 1]),
+    Item(path: ["user", 1, "friends"]),
+    Item(path: ["user", 2]),
+    Item(path: ["post", 1]),
+  ]
+
+  @Test func `Collection Matching Returns Items Under A Prefix`() {
+    let matches = Self.items.collection(matching: ["user", 1])
+    #expect(Set(matches.map(\.path)) == [["user", 1], ["user", 1, "friends"]])
+    #expect(matches.count == 2)
+  }
+
+  @Test func `Collection Matching Returns Nothing For An Unknown Prefix`() {
+    #expect(Self.items.collection(matching: ["comment"]).isEmpty)
+    #expect(Self.items.collection(matching: ["user", 1, "friends", 3]).isEmpty)
+  }
+
+  @Test func `Collection Matching The Empty Path Returns Everything`() {
+    let matches = Self.items.collection(matching: [])
+    #expect(matches == Self.items)
+    #expect(matches.count == 5)
+  }
+
+  @Test func `Remove All Matching Removes Every Item Under A Prefix`() {
+    var items = Self.items
+    items.removeAll(matching: ["user", 1])
+    #expect(items.paths == [["user"], ["user", 2], ["post", 1]])
+    #expect(items.collection(matching: ["user"]).count == 2)
+    #expect(items[["user", 1, "friends"]] == nil)
+  }
+
+  @Test func `Remove All Matching The Empty Path Removes Everything`() {
+    var items = Self.items
+    items.removeAll(matching: [])
+    #expect(items.isEmpty)
+    #expect(items.collection(matching: ["user"]).isEmpty)
+  }
+
+  @Test func `Update Inserts A New Item`() {
+    var items = Self.items
+    let replaced = items.update(Item(path: ["post", 2]))
+    #expect(replaced == nil)
+    #expect(items.count == 6)
+    #expect(items.collection(matching: ["post"]).count == 2)
+  }
+
+  @Test func `Update Replaces The Item With The Same Path`() {
+    var items = Self.items
+    let replaced = items.update(Item(path: ["user", 2], value: 42))
+    #expect(replaced == Item(path: ["user", 2]))
+    #expect(items.count == 5)
+    #expect(items[["user", 2]]?.value == 42)
+    #expect(items.collection(matching: ["user", 2]).map(\.value) == [42])
+  }
+
+  @Test func `Remove Value For Path Removes Only That Exact Path`() {
+    var items = Self.items
+    let removed = items.removeValue(forPath: ["user", 1])
+    #expect(removed == Item(path: ["user", 1]))
+    #expect(items.count == 4)
+    #expect(items[["user", 1]] == nil)
+    #expect(items[["user", 1, "friends"]] != nil)
+    #expect(items.collection(matching: ["user", 1]).map(\.path) == [["user", 1, "friends"]])
+    #expect(items.removeValue(forPath: ["user", 1]) == nil)
+  }
+
+  @Test func `Subscript Set To Nil Removes The Item`() {
+    var items = Self.items
+    items[["post", 1]] = nil
+    #expect(items.count == 4)
+    #expect(items.collection(matching: ["post"]).isEmpty)
+  }
+
+  @Test func `Remove All Where Removes Matching Items`() {
+    var items = Self.items
+    items.removeAll { $0.path.count > 1 }
+    #expect(items.paths == [["user"]])
+    #expect(items.collection(matching: ["user"]).count == 1)
+  }
+
+  @Test func `Count Reflects Inserts And Removals`() {
+    var items = OperationPathableCollection<Item>()
+    #expect(items.count == 0)
+    items.update(Item(path: [1]))
+    items.update(Item(path: [2]))
+    items.update(Item(path: [2]))
+    #expect(items.count == 2)
+    items.removeAll()
+    #expect(items.count == 0)
+    #expect(items.isEmpty)
+  }
+}

@@ -1,0 +1,39 @@
+import OperationCore
+import OperationTestSupport
+import Testing
+
+@Suite struct `OperationStore+AsyncStates tests` {
+  @Test func `States Yield Idle Then Loading Then Value`() async throws {
+    let query = GatedQuery()
+    let store = OperationStore.detached(query: query, initialValue: nil)
+    var statuses = [OperationStatus<Int, any Error>]()
+    var fetch: Task<Int, any Error>?
+
+    for await element in store.states {
+      statuses.append(element.state.status)
+      if statuses.count == 1 {
+        fetch = Task { try await store.fetch() }
+      } else if statuses.count == 2 {
+        query.gate.open()
+      } else {
+        break
+      }
+    }
+
+    #expect(try await fetch?.value == 1)
+    #expect(statuses.count == 3)
+    #expect(statuses.first?.isIdle == true)
+    #expect(statuses.dropFirst().first?.isLoading == true)
+    #expect(statuses.last?.resultValue == 1)
+  }
+
+  @Test func `Iterating Subscribes Until The Iterator Ends`() async {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: 4)
+    var iterator: OperationStore<QueryState<Int, any Error>>.AsyncStates.AsyncIterator? =
+      store.states.makeAsyncIterator()
+    #expect(store.subscriberCount == 1)
+    #expect(await iterator?.next()?.state.currentValue == 4)
+    iterator = nil
+    #expect(store.subscriberCount == 0)
+  }
+}

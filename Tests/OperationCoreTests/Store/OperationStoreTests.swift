@@ -1,0 +1,448 @@
+import Foundation
+@_spi(Warnings) import OperationCore
+import OperationTestSupport
+import Testing
+
+@Suite struct `OperationStore tests` {
+  private typealias State = QueryState<Int, any Error>
+
+  // MARK: - Values, counts and dates
+
+  @Test func `Fetch Sets The Current Value`() async throws {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    #expect(store.currentValue == nil)
+    #expect(try await store.fetch() == 1)
+    #expect(store.currentValue == 1)
+    #expect(store.error == nil)
+  }
+
+  @Test func `Fetch Counts Value Updates And Dates Them With The Context Clock`() async throws {
+    let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 100))
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    store.context.operationClock = clock
+    #expect(store.valueUpdateCount == 0)
+    #expect(store.valueLastUpdatedAt == nil)
+
+    try await store.fetch()
+    #expect(store.valueUpdateCount == 1)
+    #expect(store.valueLastUpdatedAt == Date(timeIntervalSince1970: 100))
+
+    clock.advance(by: 5)
+    try await store.fetch()
+    #expect(store.valueUpdateCount == 2)
+    #expect(store.valueLastUpdatedAt == Date(timeIntervalSince1970: 105))
+    #expect(store.errorUpdateCount == 0)
+    #expect(store.errorLastUpdatedAt == nil)
+  }
+
+  @Test func `Fetch Failure Sets The Error And Counts It`() async {
+    let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 50))
+    let store = OperationStore.detached(query: FailingQuery(), initialValue: nil)
+    store.context.operationClock = clock
+
+    await #expect(throws: TestError()) { try await store.fetch() }
+    #expect(store.error as? TestError == TestError())
+    #expect(store.errorUpdateCount == 1)
+    #expect(store.errorLastUpdatedAt == Date(timeIntervalSince1970: 50))
+    #expect(store.currentValue == nil)
+    #expect(store.valueUpdateCount == 0)
+
+    clock.advance(by: 1)
+    await #expect(throws: TestError()) { try await store.fetch() }
+    #expect(store.errorUpdateCount == 2)
+    #expect(store.errorLastUpdatedAt == Date(timeIntervalSince1970: 51))
+  }
+
+  @Test func `Success Clears The Error But Keeps Its Date`() async throws {
+    let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 10))
+    let store = OperationStore.detached(
+      query: ScriptedQuery([.failure(TestError()), .success(1)]),
+      initialValue: nil
+    )
+    store.context.operationClock = clock
+    await #expect(throws: TestError()) { try await store.fetch() }
+
+    clock.advance(by: 1)
+    try await store.fetch()
+    #expect(store.error == nil)
+    #expect(store.errorUpdateCount == 1)
+    #expect(store.errorLastUpdatedAt == Date(timeIntervalSince1970: 10))
+    #expect(store.valueLastUpdatedAt == Date(timeIntervalSince1970: 11))
+    #expect(store.currentValue == 1)
+  }
+
+  @Test func `Is Loading While A Fetch Is In Flight`() async throws {
+    let query = GatedQuery()
+    let store = OperationStore.detached(query: query, initialValue: nil)
+    #expect(!store.isLoading)
+
+    let fetch = Task { try await store.fetch() }
+    await query.started.wait()
+    #expect(store.isLoading)
+    #expect(store.activeTasks.count == 1)
+
+    query.gate.open()
+    #expect(try await fetch.value == 1)
+    #expect(!store.isLoading)
+    #expect(store.activeTasks.isEmpty)
+  }
+
+  @Test func `Run Task Is Loading Before It Starts`() async throws {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    let task = store.runTask()
+    #expect(store.isLoading)
+    #expect(!task.hasStarted)
+    #expect(try await task.runIfNeeded() == 1)
+    #expect(!store.isLoading)
+  }
+
+  // MARK: - Subscribing and automatic running
+
+  @Test func `Subscribe Delivers The Current State At Once`() {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: 3)
+    let recorder = OperationEventRecorder<State>()
+    let subscription = store.subscribe(with: recorder.eventHandler())
+    #expect(recorder.events == [.stateChanged])
+    #expect(recorder.states.map(\.currentValue) == [3])
+    subscription.cancel()
+  }
+
+  @Test func `Detached Store Does Not Run Automatically On Subscribe`() {
+    let query = GatedQuery()
+    let store = OperationStore.detached(query: query, initialValue: nil)
+    let recorder = OperationEventRecorder<State>()
+    let subscription = store.subscribe(with: recorder.eventHandler())
+    #expect(!store.isAutomaticRunningEnabled)
+    #expect(!store.isLoading)
+    #expect(store.activeTasks.isEmpty)
+    #expect(recorder.events == [.stateChanged])
+    #expect(query.fetchCount.value == 0)
+    subscription.cancel()
+  }
+
+  @Test func `Enabled Store Runs On Subscribe With The Expected Event Order`() async throws {
+    let query = GatedQuery()
+    let store = OperationStore.detached(
+      query: query.enableAutomaticRunning(onlyWhen: .always(true)),
+      initialValue: nil
+    )
+    let recorder = OperationEventRecorder<State>()
+    let subscription = store.subscribe(with: recorder.queryEventHandler())
+    let task = try #require(store.activeTasks.first)
+
+    query.gate.open()
+    #expect(try await task.runIfNeeded() == 1)
+    #expect(
+      recorder.events == [
+        .stateChanged, .stateChanged, .runStarted, .resultReceived(.success(1)), .runEnded,
+        .stateChanged,
+      ]
+    )
+    #expect(recorder.states.map(\.isLoading) == [false, true, false])
+    #expect(recorder.states.last?.currentValue == 1)
+    #expect(query.fetchCount.value == 1)
+    subscription.cancel()
+  }
+
+  @Test func `Only The First Subscriber Starts An Automatic Run`() async throws {
+    let query = GatedQuery()
+    let store = OperationStore.detached(
+      query: query.enableAutomaticRunning(onlyWhen: .always(true)),
+      initialValue: nil
+    )
+    let first = store.subscribe(with: OperationEventHandler())
+    let second = store.subscribe(with: OperationEventHandler())
+    #expect(store.activeTasks.count == 1)
+    let task = try #require(store.activeTasks.first)
+    query.gate.open()
+    try await task.runIfNeeded()
+    #expect(query.fetchCount.value == 1)
+    first.cancel()
+    second.cancel()
+  }
+
+  @Test func `Run Handler Does Not Count As A Subscriber`() async throws {
+    let query = GatedQuery()
+    let store = OperationStore.detached(query: query, initialValue: nil)
+    let recorder = OperationEventRecorder<State>()
+    let fetch = Task { try await store.run(handler: recorder.eventHandler()) }
+    await query.started.wait()
+    #expect(store.subscriberCount == 0)
+    #expect(recorder.events.contains(.runStarted))
+
+    query.gate.open()
+    #expect(try await fetch.value == 1)
+    #expect(store.subscriberCount == 0)
+  }
+
+  @Test func `Run Handler Receives Only The Events Of Its Run`() async throws {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    let recorder = OperationEventRecorder<State>()
+    try await store.run(handler: recorder.eventHandler())
+    try await store.run()
+    #expect(
+      recorder.events == [
+        .stateChanged, .runStarted, .resultReceived(.success(1)), .runEnded, .stateChanged,
+      ]
+    )
+  }
+
+  @Test func `Subscriber Count Decrements On Cancel`() {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    let first = store.subscribe(with: OperationEventHandler())
+    let second = store.subscribe(with: OperationEventHandler())
+    #expect(store.subscriberCount == 2)
+    first.cancel()
+    #expect(store.subscriberCount == 1)
+    first.cancel()
+    #expect(store.subscriberCount == 1)
+    second.cancel()
+    #expect(store.subscriberCount == 0)
+  }
+
+  @Test func `Cancelled Subscriber Receives No More Events`() {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    let recorder = OperationEventRecorder<State>()
+    let subscription = store.subscribe(with: recorder.eventHandler())
+    subscription.cancel()
+    store.currentValue = 2
+    #expect(recorder.events == [.stateChanged])
+  }
+
+  @Test func `Last Unsubscribe Cancels The Automatic Run`() async throws {
+    let query = GatedQuery()
+    let store = OperationStore.detached(
+      query: query.enableAutomaticRunning(onlyWhen: .always(true)),
+      initialValue: nil
+    )
+    let first = store.subscribe(with: OperationEventHandler())
+    let second = store.subscribe(with: OperationEventHandler())
+    let task = try #require(store.activeTasks.first)
+
+    first.cancel()
+    #expect(!task.isCancelled)
+    second.cancel()
+    #expect(task.isCancelled)
+
+    query.gate.open()
+    await #expect(throws: CancellationError.self) { try await task.runIfNeeded() }
+    #expect(store.error is CancellationError)
+    #expect(store.status.isCancelled)
+    #expect(!store.isLoading)
+  }
+
+  // MARK: - Yields
+
+  @Test func `Yields Update The Current Value While Loading`() async throws {
+    let store = OperationStore.detached(
+      query: YieldingQuery(yields: [.success(1), .success(2)], finalValue: 3),
+      initialValue: nil
+    )
+    let recorder = OperationEventRecorder<State>()
+    #expect(try await store.fetch(handler: recorder.queryEventHandler()) == 3)
+    #expect(
+      recorder.events == [
+        .stateChanged, .runStarted, .resultReceived(.success(1)), .stateChanged,
+        .resultReceived(.success(2)), .stateChanged, .resultReceived(.success(3)), .runEnded,
+        .stateChanged,
+      ]
+    )
+    #expect(recorder.states.map(\.currentValue) == [nil, 1, 2, 3])
+    #expect(recorder.states.map(\.isLoading) == [true, true, true, false])
+    #expect(store.valueUpdateCount == 3)
+  }
+
+  @Test func `Yielded Error Then Success Clears The Error`() async throws {
+    let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 20))
+    let store = OperationStore.detached(
+      query: YieldingQuery(yields: [.failure(TestError())], finalValue: 5),
+      initialValue: nil
+    )
+    store.context.operationClock = clock
+    let recorder = OperationEventRecorder<State>()
+    #expect(try await store.fetch(handler: recorder.queryEventHandler()) == 5)
+
+    let yielded = try #require(recorder.states.dropFirst().first)
+    #expect(yielded.error as? TestError == TestError())
+    #expect(yielded.errorUpdateCount == 1)
+    #expect(yielded.isLoading)
+    #expect(store.error == nil)
+    #expect(store.errorUpdateCount == 1)
+    #expect(store.errorLastUpdatedAt == Date(timeIntervalSince1970: 20))
+    #expect(store.currentValue == 5)
+  }
+
+  @Test func `Yield After Returning Is Ignored And Reported`() async throws {
+    let query = ContinuationKeepingQuery()
+    let store = OperationStore.detached(query: query, initialValue: nil)
+    try await store.fetch()
+    let continuation = try #require(query.box.continuation)
+
+    withKnownIssue {
+      continuation.yield(2)
+    } matching: { issue in
+      issue.comments.contains(
+        Comment(
+          rawValue: OperationWarning.queryYieldedAfterReturning(Result<Int, any Error>.success(2))
+            .message
+        )
+      )
+    }
+    #expect(store.currentValue == 1)
+    #expect(store.valueUpdateCount == 1)
+  }
+
+  // MARK: - Direct updates
+
+  @Test func `Setting The Current Value Notifies Subscribers`() {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    let recorder = OperationEventRecorder<State>()
+    let subscription = store.subscribe(with: recorder.eventHandler())
+    store.currentValue = 5
+    #expect(store.currentValue == 5)
+    #expect(store.valueUpdateCount == 1)
+    #expect(recorder.events == [.stateChanged, .stateChanged])
+    #expect(recorder.states.last?.currentValue == 5)
+    subscription.cancel()
+  }
+
+  @Test func `Set Result Notifies Subscribers And Uses The Given Context`() {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    let recorder = OperationEventRecorder<State>()
+    let subscription = store.subscribe(with: recorder.eventHandler())
+    var context = store.context
+    context.operationClock = ManualOperationClock(date: Date(timeIntervalSince1970: 7))
+
+    store.setResult(to: .failure(TestError()), using: context)
+    #expect(store.error as? TestError == TestError())
+    #expect(store.errorLastUpdatedAt == Date(timeIntervalSince1970: 7))
+    #expect(recorder.events == [.stateChanged, .stateChanged])
+    #expect(recorder.states.last?.error as? TestError == TestError())
+
+    store.setResult(to: .success(3))
+    #expect(store.currentValue == 3)
+    #expect(store.error == nil)
+    #expect(recorder.events.count == 3)
+    subscription.cancel()
+  }
+
+  // MARK: - Reset
+
+  @Test func `Reset Restores The Initial State`() async throws {
+    let store = OperationStore.detached(query: FailingQuery(), initialValue: 7)
+    let recorder = OperationEventRecorder<State>()
+    let subscription = store.subscribe(with: recorder.eventHandler())
+    store.currentValue = 1
+    await #expect(throws: TestError()) { try await store.fetch() }
+    recorder.reset()
+
+    store.resetState()
+    #expect(store.currentValue == 7)
+    #expect(store.valueUpdateCount == 0)
+    #expect(store.valueLastUpdatedAt == nil)
+    #expect(store.error == nil)
+    #expect(store.errorUpdateCount == 0)
+    #expect(store.errorLastUpdatedAt == nil)
+    #expect(store.status.isIdle)
+    #expect(recorder.events == [.stateChanged])
+    #expect(recorder.states.first?.currentValue == 7)
+    subscription.cancel()
+  }
+
+  @Test func `Reset Cancels Active Tasks`() async throws {
+    let query = GatedQuery()
+    let store = OperationStore.detached(query: query, initialValue: nil)
+    let task = store.fetchTask()
+    let fetch = Task { try await task.runIfNeeded() }
+    await query.started.wait()
+
+    store.resetState()
+    #expect(task.isCancelled)
+    #expect(!store.isLoading)
+
+    query.gate.open()
+    await #expect(throws: CancellationError.self) { try await fetch.value }
+    #expect(store.error == nil)
+    #expect(store.errorUpdateCount == 0)
+  }
+
+  @Test func `Reset Ignores A Late Result From A Task That Ignores Cancellation`() async throws {
+    let query = CancellationIgnoringQuery(value: 9)
+    let store = OperationStore.detached(query: query, initialValue: nil)
+    let fetch = Task { try await store.fetch() }
+    await query.started.wait()
+
+    store.resetState()
+    query.gate.open()
+    #expect(try await fetch.value == 9)
+    #expect(store.currentValue == nil)
+    #expect(store.valueUpdateCount == 0)
+    #expect(!store.isLoading)
+    #expect(store.status.isIdle)
+  }
+
+  // MARK: - Task naming and context
+
+  @Test func `Tasks Are Named After The Store By Default`() async throws {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    let task = store.fetchTask()
+    #expect(task.configuration.name == "OperationStore<QueryState<Int, Error>> Task")
+    try await task.runIfNeeded()
+  }
+
+  @Test func `Running Work Carries The Task Name`() async throws {
+    let store = OperationStore.detached(
+      query: ContextReadingQuery { _ in Task.name },
+      initialValue: nil
+    )
+    #expect(try await store.fetch() == "OperationStore<QueryState<Optional<String>, Error>> Task")
+  }
+
+  @Test func `Custom Task Name In The Context Is Kept`() async throws {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    store.context.operationTaskConfiguration.name = "Load Count"
+    let task = store.fetchTask()
+    #expect(task.configuration.name == "Load Count")
+    try await task.runIfNeeded()
+  }
+
+  @Test func `Running Operation Store Is The Store Inside The Query`() async throws {
+    let store = OperationStore.detached(
+      query: ContextReadingQuery(path: ["reading", 1]) { context in
+        context.runningOperationStore?.path
+      },
+      initialValue: nil
+    )
+    #expect(try await store.fetch() == ["reading", 1])
+    #expect(store.path == ["reading", 1])
+  }
+
+  @Test func `Running Operation Store Wraps The Same Store Instance`() async throws {
+    let store = OperationStore.detached(
+      query: ContextReadingQuery { context in
+        context.runningOperationStore.map { ObjectIdentifier($0.base as AnyObject) }
+      },
+      initialValue: nil
+    )
+    #expect(try await store.fetch() == ObjectIdentifier(store))
+  }
+
+  // MARK: - Exclusive access
+
+  @Test func `Exclusive Access Allows Reentrant Writes And Delivers Events After`() {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: 1)
+    let recorder = OperationEventRecorder<State>()
+    let subscription = store.subscribe(with: recorder.eventHandler())
+
+    let eventCountInside = store.withExclusiveAccess { store in
+      store.currentValue = 2
+      store.currentValue = store.currentValue.map { $0 + 1 }
+      return recorder.events.count
+    }
+    #expect(eventCountInside == 1)
+    #expect(store.currentValue == 3)
+    #expect(recorder.events == [.stateChanged, .stateChanged, .stateChanged])
+    #expect(recorder.states.map(\.currentValue) == [1, 2, 3])
+    subscription.cancel()
+  }
+}

@@ -1,0 +1,70 @@
+import OperationCore
+import Testing
+
+@Suite struct `OperationSubscription tests` {
+  @Test func `Cancel Runs The Cancellation Once`() {
+    let counter = CallCounter()
+    let subscription = OperationSubscription { counter.increment() }
+    subscription.cancel()
+    subscription.cancel()
+    #expect(counter.value == 1)
+  }
+
+  @Test func `Cancelling A Copy Cancels The Subscription`() {
+    let counter = CallCounter()
+    let subscription = OperationSubscription { counter.increment() }
+    let copy = subscription
+    copy.cancel()
+    subscription.cancel()
+    #expect(counter.value == 1)
+  }
+
+  @Test func `Released Subscription Cancels`() {
+    let counter = CallCounter()
+    do {
+      _ = OperationSubscription { counter.increment() }
+    }
+    #expect(counter.value == 1)
+  }
+
+  @Test func `Subscription Kept In A Collection Stays Alive`() {
+    let counter = CallCounter()
+    var subscriptions = Set<OperationSubscription>()
+    var array = [OperationSubscription]()
+    OperationSubscription { counter.increment() }.store(in: &subscriptions)
+    OperationSubscription { counter.increment() }.store(in: &array)
+    #expect(counter.value == 0)
+    subscriptions.removeAll()
+    array.removeAll()
+    #expect(counter.value == 2)
+  }
+
+  @Test func `Combined Cancel Cancels Every Subscription Once`() {
+    let first = CallCounter()
+    let second = CallCounter()
+    let a = OperationSubscription { first.increment() }
+    let b = OperationSubscription { second.increment() }
+    let combined = OperationSubscription.combined(a, b)
+    combined.cancel()
+    combined.cancel()
+    b.cancel()
+    #expect(first.value == 1)
+    #expect(second.value == 1)
+  }
+
+  @Test func `Copies Are Equal And Hash Alike`() {
+    let subscription = OperationSubscription {}
+    let copy = subscription
+    let other = OperationSubscription {}
+    #expect(subscription == copy)
+    #expect(subscription.hashValue == copy.hashValue)
+    #expect(subscription != other)
+    #expect(Set([subscription, copy, other]).count == 2)
+  }
+
+  @Test func `Empty Subscription Can Be Cancelled`() {
+    let subscription = OperationSubscription.empty
+    subscription.cancel()
+    #expect(subscription == subscription)
+  }
+}
