@@ -1,10 +1,11 @@
+public import OperationCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
   public import FoundationEssentials
 #else
   public import Foundation
 #endif
-public import OperationCore
-import Synchronization
 
 /// An operation clock whose date changes only when a test changes it.
 ///

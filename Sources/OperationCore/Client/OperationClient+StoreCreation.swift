@@ -59,7 +59,9 @@ extension OperationClient.CreateStore {
     for query: sending Query,
     initialState: Query.State
   ) -> OperationStore<Query.State> {
-    self.callAsFunction(for: query, initialState: initialState) as OperationStore<Query.State>
+    let path = query.path
+    self.types.types.withLock { $0[path] = Query.self }
+    return self.creator.store(for: query, in: self.context, with: initialState)
   }
 
   /// Creates a store for a query.
@@ -100,7 +102,7 @@ extension OperationClient {
     for query: sending Query,
     initialState: Query.State
   ) -> OperationStore<Query.State> {
-    self.store(for: query, initialState: initialState) as OperationStore<Query.State>
+    self.makeStore(for: query, initialState: initialState)
   }
 
   /// The store for a query.

@@ -92,6 +92,13 @@ extension OperationClient {
     for operation: sending Operation,
     initialState: Operation.State
   ) -> OperationStore<Operation.State> {
+    self.makeStore(for: operation, initialState: initialState)
+  }
+
+  func makeStore<Operation: StatefulOperationRequest>(
+    for operation: sending Operation,
+    initialState: Operation.State
+  ) -> OperationStore<Operation.State> {
     let path = operation.path
     let transfer = UnsafeTransfer(value: operation)
     return self.lock.withLock { storage in
@@ -137,8 +144,9 @@ extension OperationClient {
   /// - Parameter path: The prefix; the empty path matches every store.
   /// - Returns: The matching stores, erased.
   /// - Complexity: O(*m*), where *m* is the number of matches.
-  public func stores(matching path: OperationPath) -> OperationPathableCollection<OpaqueOperationStore>
-  {
+  public func stores(matching path: OperationPath) -> OperationPathableCollection<
+    OpaqueOperationStore
+  > {
     self.storeCache.withStores { $0.collection(matching: path) }
   }
 

@@ -141,7 +141,12 @@ extension OperationDuration {
     in range: Range<Self>,
     using generator: inout some RandomNumberGenerator
   ) -> Self {
-    Self(attoseconds: Int128.random(in: range.lowerBound.attoseconds..<range.upperBound.attoseconds, using: &generator))
+    Self(
+      attoseconds: Int128.random(
+        in: range.lowerBound.attoseconds..<range.upperBound.attoseconds,
+        using: &generator
+      )
+    )
   }
 
   /// A random duration in a range, from the system's random number generator.

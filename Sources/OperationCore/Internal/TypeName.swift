@@ -10,10 +10,14 @@ package func typeName(_ type: any Any.Type) -> String {
   var name = _typeName(type, qualified: true)
   // NB: Private and extension-scoped types carry "(extension in Module):" and
   // "(unknown context at $…)" markers; drop them.
-  while let start = name.firstRange(of: "(extension in "), let end = name[start.upperBound...].firstRange(of: "):") {
+  while let start = name.firstRange(of: "(extension in "),
+    let end = name[start.upperBound...].firstRange(of: "):")
+  {
     name.removeSubrange(start.lowerBound..<end.upperBound)
   }
-  while let start = name.firstRange(of: "(unknown context at "), let end = name[start.upperBound...].firstRange(of: ")") {
+  while let start = name.firstRange(of: "(unknown context at "),
+    let end = name[start.upperBound...].firstRange(of: ")")
+  {
     name.removeSubrange(start.lowerBound..<end.upperBound)
   }
   while let range = name.firstRange(of: "..") {

@@ -10,7 +10,8 @@ public struct OpaqueOperationEventHandler: Sendable {
   public var onRunEnded: (@Sendable (OperationContext) -> Void)?
 
   /// Called for each yielded result and for the final result, before the state changes.
-  public var onResultReceived: (@Sendable (Result<any Sendable, any Error>, OperationContext) -> Void)?
+  public var onResultReceived:
+    (@Sendable (Result<any Sendable, any Error>, OperationContext) -> Void)?
 
   /// Creates a handler.
   ///

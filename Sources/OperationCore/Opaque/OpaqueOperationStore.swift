@@ -68,8 +68,10 @@ public final class OpaqueOperationStore: Sendable {
   /// - Parameters:
   ///   - value: The value.
   ///   - context: The context of the update; the store's context by default.
-  public func uncheckedSetCurrentValue(_ value: any Sendable, using context: OperationContext? = nil)
-  {
+  public func uncheckedSetCurrentValue(
+    _ value: any Sendable,
+    using context: OperationContext? = nil
+  ) {
     self.uncheckedSetResult(to: .success(value), using: context)
   }
 
@@ -117,8 +119,9 @@ public final class OpaqueOperationStore: Sendable {
   /// - Parameter context: The context of the run; the store's context by default.
   /// - Returns: The task of the run, erased.
   @discardableResult
-  public func runTask(using context: OperationContext? = nil) -> OperationTask<any Sendable, any Error>
-  {
+  public func runTask(using context: OperationContext? = nil) -> OperationTask<
+    any Sendable, any Error
+  > {
     self.erased.erasedRunTask(using: context)
   }
 
@@ -152,9 +155,13 @@ private protocol ErasedStore: AnyObject, Sendable {
   var isStale: Bool { get }
   var subscriberCount: Int { get }
   func withErasedLock<T>(_ body: () throws -> sending T) rethrows -> sending T
-  func uncheckedSetResult(to result: Result<any Sendable, any Error>, using context: OperationContext?)
+  func uncheckedSetResult(
+    to result: Result<any Sendable, any Error>,
+    using context: OperationContext?
+  )
   func resetState(using context: OperationContext?)
-  func erasedRun(using context: OperationContext?, handler: OpaqueOperationEventHandler) async throws
+  func erasedRun(using context: OperationContext?, handler: OpaqueOperationEventHandler)
+    async throws
     -> any Sendable
   func erasedRunTask(using context: OperationContext?) -> OperationTask<any Sendable, any Error>
   func erasedSubscribe(with handler: OpaqueOperationEventHandler) -> OperationSubscription
@@ -197,7 +204,8 @@ extension OperationStore: ErasedStore {
     self.runTask(using: context).map { $0 as any Sendable }.mapError { $0 as any Error }
   }
 
-  fileprivate func erasedSubscribe(with handler: OpaqueOperationEventHandler) -> OperationSubscription
+  fileprivate func erasedSubscribe(with handler: OpaqueOperationEventHandler)
+    -> OperationSubscription
   {
     self.subscribe(with: handler.casted(to: State.self))
   }

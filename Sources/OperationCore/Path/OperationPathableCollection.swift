@@ -208,7 +208,11 @@ private struct PathTrie<Element> {
     }
   }
 
-  mutating func removeSubtree(at path: OperationPath, from index: Int, into removed: inout [Element]) {
+  mutating func removeSubtree(
+    at path: OperationPath,
+    from index: Int,
+    into removed: inout [Element]
+  ) {
     if index == path.endIndex {
       self.collect(into: &removed)
       self = PathTrie()

@@ -48,7 +48,11 @@ extension OperationStore {
     initialContext: OperationContext = OperationContext()
   ) -> OperationStore<Query.Default.State> where State == DefaultStateOperation<Query>.State {
     let initialState = query.initialState
-    return OperationStore(operation: query, initialState: initialState, initialContext: initialContext)
+    return OperationStore(
+      operation: query,
+      initialState: initialState,
+      initialContext: initialContext
+    )
   }
 }
 

@@ -1,9 +1,10 @@
+public import IdentifiedCollections
+
 #if canImport(FoundationEssentials)
   public import FoundationEssentials
 #else
   public import Foundation
 #endif
-public import IdentifiedCollections
 
 /// The state of a query: its current value, its last error, and the fetches in flight.
 ///

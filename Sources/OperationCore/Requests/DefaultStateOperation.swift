@@ -198,6 +198,7 @@ extension DefaultOperationState: OperationState {
   }
 }
 
-extension DefaultOperationState: Equatable where Base: Equatable, Base.DefaultStateValue: Equatable {}
+extension DefaultOperationState: Equatable
+where Base: Equatable, Base.DefaultStateValue: Equatable {}
 extension DefaultOperationState: Hashable where Base: Hashable, Base.DefaultStateValue: Hashable {}
 extension DefaultOperationState: Sendable where Base: Sendable, Base.DefaultStateValue: Sendable {}

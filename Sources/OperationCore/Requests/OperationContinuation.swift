@@ -54,7 +54,10 @@ public struct OperationContinuation<Value, Failure: Error>: Sendable {
   /// - Parameters:
   ///   - result: The result.
   ///   - context: A context that replaces the running task's context for this update only.
-  public func yield(with result: sending Result<Value, Failure>, using context: OperationContext? = nil) {
+  public func yield(
+    with result: sending Result<Value, Failure>,
+    using context: OperationContext? = nil
+  ) {
     self.onResult(result, context)
   }
 }

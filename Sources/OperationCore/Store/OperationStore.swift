@@ -97,7 +97,8 @@ extension OperationStore {
   }
 
   /// Reads a member of the current state.
-  public subscript<NewValue: Sendable>(dynamicMember keyPath: KeyPath<State, NewValue>) -> NewValue {
+  public subscript<NewValue: Sendable>(dynamicMember keyPath: KeyPath<State, NewValue>) -> NewValue
+  {
     self.lock.withLock { $0.state[keyPath: keyPath] }
   }
 
@@ -220,7 +221,13 @@ extension OperationStore {
     overridesName: Bool = false
   ) -> OperationTask<State.OperationValue, State.Failure> {
     self.lock.withLock { storage in
-      self.makeTask(in: &storage, context: context, handler: handler, name: name, overridesName: overridesName)
+      self.makeTask(
+        in: &storage,
+        context: context,
+        handler: handler,
+        name: name,
+        overridesName: overridesName
+      )
     }
   }
 
@@ -258,12 +265,19 @@ extension OperationStore {
     self.notify(runHandler: handler) { $0.onRunStarted?(context) }
     let returned = ReturnFlag()
     let continuation = OperationContinuation<State.OperationValue, State.Failure> {
-      result, yieldContext in
+      result,
+      yieldContext in
       guard !returned.hasReturned else {
         reportWarning(.queryYieldedAfterReturning(result))
         return
       }
-      self.receive(result, context: yieldContext ?? context, for: task, herdID: herdID, handler: handler)
+      self.receive(
+        result,
+        context: yieldContext ?? context,
+        for: task,
+        herdID: herdID,
+        handler: handler
+      )
     }
     let result: Result<State.OperationValue, State.Failure>
     do throws(State.Failure) {

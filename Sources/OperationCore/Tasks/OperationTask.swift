@@ -37,7 +37,8 @@ public struct OperationTask<Value: Sendable, Failure: Error>: Identifiable, Send
   ///   - work: The work of the task, run at most once.
   public init(
     context: OperationContext,
-    work: @escaping @Sendable (OperationTaskIdentifier, OperationContext) async throws(Failure) ->
+    work:
+      @escaping @Sendable (OperationTaskIdentifier, OperationContext) async throws(Failure) ->
       Value
   ) {
     self.init(context: context) { task throws(Failure) in
@@ -48,7 +49,8 @@ public struct OperationTask<Value: Sendable, Failure: Error>: Identifiable, Send
   /// Creates a task whose work receives the running task itself.
   package init(
     context: OperationContext,
-    runningWork work: @escaping @Sendable (OperationTask<Value, Failure>) async throws(Failure) ->
+    runningWork work:
+      @escaping @Sendable (OperationTask<Value, Failure>) async throws(Failure) ->
       Value
   ) {
     self.context = context
@@ -261,7 +263,8 @@ extension OperationTaskInfo: CustomStringConvertible {
 
 /// The shared run state of an ``OperationTask`` and its copies.
 private final class OperationTaskCore: Sendable {
-  typealias Work = @Sendable (OperationTaskCore, OperationContext) async -> Result<any Sendable, any Error>
+  typealias Work =
+    @Sendable (OperationTaskCore, OperationContext) async -> Result<any Sendable, any Error>
 
   enum Phase: Equatable {
     case pending

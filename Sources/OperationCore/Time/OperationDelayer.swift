@@ -118,6 +118,8 @@ extension OperationContext {
   }
 
   private enum OperationDelayerKey: Key {
-    static var defaultValue: any OperationDelayer & Sendable { ClockDelayer(clock: ContinuousClock()) }
+    static var defaultValue: any OperationDelayer & Sendable {
+      ClockDelayer(clock: ContinuousClock())
+    }
   }
 }

@@ -60,7 +60,10 @@ import Testing
     client = nil
     #expect(store.context.operationClient == nil)
 
-    let detached = OperationStore.detached(query: PathQuery(value: 1, path: ["b"]), initialValue: nil)
+    let detached = OperationStore.detached(
+      query: PathQuery(value: 1, path: ["b"]),
+      initialValue: nil
+    )
     var manual: OperationClient? = OperationClient(storeCreator: .defaultTesting)
     weak let weakManual = manual
     detached.context.operationClient = manual
@@ -78,7 +81,9 @@ import Testing
     }
     client.withStores(matching: [1]) { stores, createStore in
       stores[[1, "a"]]?.uncheckedSetCurrentValue(50)
-      stores.update(OpaqueOperationStore(erasing: createStore(for: PathQuery(value: 3, path: [1, "c"]))))
+      stores.update(
+        OpaqueOperationStore(erasing: createStore(for: PathQuery(value: 3, path: [1, "c"])))
+      )
       stores.removeValue(forPath: [1, "b"])
     }
     #expect(client.store(with: [1, "a"])?.currentValue as? Int == 50)

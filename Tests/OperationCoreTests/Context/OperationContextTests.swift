@@ -26,13 +26,20 @@ import Testing
 
   @Test func `Static Var Default Is Recomputed On Every Read`() {
     let context = OperationContext()
-    #expect(context[OperationContext.ComputedIDKey.self] != context[OperationContext.ComputedIDKey.self])
+    #expect(
+      context[OperationContext.ComputedIDKey.self] != context[OperationContext.ComputedIDKey.self]
+    )
   }
 
   @Test func `Static Let Default Is Computed Once`() {
     let context = OperationContext()
-    #expect(context[OperationContext.StoredIDKey.self] == context[OperationContext.StoredIDKey.self])
-    #expect(context[OperationContext.StoredIDKey.self] == OperationContext()[OperationContext.StoredIDKey.self])
+    #expect(
+      context[OperationContext.StoredIDKey.self] == context[OperationContext.StoredIDKey.self]
+    )
+    #expect(
+      context[OperationContext.StoredIDKey.self]
+        == OperationContext()[OperationContext.StoredIDKey.self]
+    )
   }
 
   @Test func `Description Lists Set Entries By Key Type Name`() {

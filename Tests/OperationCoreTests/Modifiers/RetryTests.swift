@@ -47,11 +47,22 @@ import Testing
   }
 
   @Test func `Backoff Functions Follow Their Curves`() {
-    #expect((0...5).map { OperationBackoffFunction.exponential(.seconds(1))($0) } == [0, 1, 2, 4, 8, 16].map { .seconds($0) })
-    #expect((0...5).map { OperationBackoffFunction.fibonacci(.seconds(1))($0) } == [0, 1, 1, 2, 3, 5].map { .seconds($0) })
-    #expect((0...3).map { OperationBackoffFunction.linear(.seconds(2))($0) } == [0, 2, 4, 6].map { .seconds($0) })
+    #expect(
+      (0...5).map { OperationBackoffFunction.exponential(.seconds(1))($0) }
+        == [0, 1, 2, 4, 8, 16].map { .seconds($0) }
+    )
+    #expect(
+      (0...5).map { OperationBackoffFunction.fibonacci(.seconds(1))($0) }
+        == [0, 1, 1, 2, 3, 5].map { .seconds($0) }
+    )
+    #expect(
+      (0...3).map { OperationBackoffFunction.linear(.seconds(2))($0) }
+        == [0, 2, 4, 6].map { .seconds($0) }
+    )
     #expect(OperationBackoffFunction.noBackoff(3) == .zero)
-    #expect(OperationBackoffFunction.noBackoff.description == "OperationBackoffFunction(No Backoff)")
+    #expect(
+      OperationBackoffFunction.noBackoff.description == "OperationBackoffFunction(No Backoff)"
+    )
   }
 }
 

@@ -81,7 +81,10 @@ import Testing
     let path: OperationPath = [1, "hello", true]
     #expect(path.description == #"OperationPath([1, "hello", true])"#)
     #expect(OperationPath().description == "OperationPath([])")
-    #expect(OperationPath(elements: [OperationPath.Element("a"[...])]).description == #"OperationPath(["a"])"#)
+    #expect(
+      OperationPath(elements: [OperationPath.Element("a"[...])]).description
+        == #"OperationPath(["a"])"#
+    )
   }
 
   @Test func `Appending A Path Adds Its Elements At The End`() {

@@ -218,6 +218,9 @@ import Testing
     let first = store.subscribe(with: OperationEventHandler())
     let second = store.subscribe(with: OperationEventHandler())
     let task = try #require(store.activeTasks.first)
+    // NB: Wait until the run is parked at the gate, so that no other thread is delivering the
+    // store's events when the subscriptions end and the cancellation is delivered at once.
+    await query.started.wait()
 
     first.cancel()
     #expect(!task.isCancelled)

@@ -61,10 +61,4 @@ import Testing
     #expect(subscription != other)
     #expect(Set([subscription, copy, other]).count == 2)
   }
-
-  @Test func `Empty Subscription Can Be Cancelled`() {
-    let subscription = OperationSubscription.empty
-    subscription.cancel()
-    #expect(subscription == subscription)
-  }
 }

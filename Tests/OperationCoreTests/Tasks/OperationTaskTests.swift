@@ -63,6 +63,27 @@ import Testing
     #expect(dependency.isFinished)
   }
 
+  @Test func `Scheduling After Start Has No Effect`() async throws {
+    let runs = CallCounter()
+    let started = Gate()
+    let release = Gate()
+    let dependency = OperationTask<Int, any Error>(context: OperationContext()) { _, _ in
+      runs.increment()
+    }
+    let task = OperationTask<Int, any Error>(context: OperationContext()) { _, _ in
+      started.open()
+      await release.wait()
+      return 1
+    }
+    let runner = Task { try await task.runIfNeeded() }
+    await started.wait()
+    task.schedule(after: dependency)
+    release.open()
+    #expect(try await runner.value == 1)
+    #expect(runs.value == 0)
+    #expect(!dependency.hasStarted)
+  }
+
   @Test func `Lifecycle Flags Follow The Run`() async throws {
     let started = Gate()
     let release = Gate()
@@ -171,7 +192,8 @@ import Testing
 
   @Test func `Map Error Shares The Id And Transforms The Error`() async {
     let task = OperationTask<Int, TestError>(context: OperationContext()) {
-      _, _ throws(TestError) in
+      _,
+      _ throws(TestError) in
       throw TestError(message: "inner")
     }
     let mapped = task.mapError { TestError(message: "mapped \($0.message)") }
@@ -193,7 +215,8 @@ import Testing
 
   @Test func `Work Receives The Task Id As Running Task Identifier`() async throws {
     let task = OperationTask<OperationTaskIdentifier?, any Error>(context: OperationContext()) {
-      _, context in
+      _,
+      context in
       context.operationRunningTaskIdentifier
     }
     #expect(task.context.operationRunningTaskIdentifier == nil)
@@ -202,7 +225,8 @@ import Testing
 
   @Test func `Work Receives The Task Id Argument`() async throws {
     let task = OperationTask<OperationTaskIdentifier, any Error>(context: OperationContext()) {
-      id, _ in
+      id,
+      _ in
       id
     }
     #expect(try await task.runIfNeeded() == task.id)
