@@ -49,17 +49,7 @@ import Testing
     #expect(context.description.contains("OperationContext.TestNumberKey = 42"))
   }
 
-  @Test(
-    .disabled(
-      """
-      BUG: typeName(_:) in Internal/TypeName.swift keeps the "(extension in OperationCoreTests):" \
-      prefix and glues "(unknown context at $…)" to the name of a private key, so the \
-      description reads "[(extension in OperationCoreTests):OperationContext.(unknown context \
-      at $…)PrivateKey = 1]" instead of "[OperationContext.PrivateKey = 1]".
-      """
-    )
-  )
-  func `Description Names A Private Key Without Module Or Context Noise`() {
+  @Test func `Description Names A Private Key Without Module Or Context Noise`() {
     var context = OperationContext()
     context[OperationContext.PrivateKey.self] = 1
     #expect(context.description == "[OperationContext.PrivateKey = 1]")
