@@ -30,6 +30,14 @@ extension OperationClient {
     let delayer: (any OperationDelayer & Sendable)?
     let automaticRunningSpecification: AnySendableRunSpecification
 
+    /// Creates a detached store for an operation wrapped in the default modifiers.
+    ///
+    /// - Parameters:
+    ///   - operation: The operation.
+    ///   - context: The client's default context, which also supplies the backoff function and the
+    ///     delayer when the creator has none of its own.
+    ///   - initialState: The state to start with.
+    /// - Returns: The new store.
     public func store<Operation: StatefulOperationRequest>(
       for operation: sending Operation,
       in context: OperationContext,

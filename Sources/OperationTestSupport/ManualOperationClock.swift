@@ -9,7 +9,7 @@ import Synchronization
 
 /// An operation clock whose date changes only when a test changes it.
 ///
-/// Inject it with ``OperationCore/OperationContext/operationClock`` to make the dates a store
+/// Inject it with `OperationContext.operationClock` to make the dates a store
 /// records (`valueLastUpdatedAt`, `errorLastUpdatedAt`) and staleness checks deterministic:
 ///
 /// ```swift

@@ -3,8 +3,8 @@ import Synchronization
 
 /// A delayer that records every duration it is asked to wait for, and returns at once.
 ///
-/// Inject it with ``OperationCore/OperationContext/operationDelayer`` to check the delays that
-/// retries, backoff or polling request without the test ever sleeping:
+/// Inject it with `OperationContext.operationDelayer` to check the delays that
+/// retries and backoff request without the test ever sleeping:
 ///
 /// ```swift
 /// let delayer = RecordingDelayer()

@@ -20,6 +20,11 @@ extension OperationClient {
     /// Creates an empty cache.
     public init() {}
 
+    /// Gives `body` exclusive access to the cached stores while holding the cache's lock.
+    ///
+    /// - Parameter body: Reads or edits the stores.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
     public func withStores<T>(
       _ body: (inout OperationPathableCollection<OpaqueOperationStore>) throws -> sending T
     ) rethrows -> sending T {

@@ -124,7 +124,7 @@ extension OperationClient {
         with: initialState
       )
       let opaque = OpaqueOperationStore(erasing: store)
-      self.storeCache.withStores { $0.update(opaque) }
+      _ = self.storeCache.withStores { $0.update(opaque) }
       storage.operationTypes[path] = Operation.self
       self.notify(storage, added: [opaque], removed: [])
       return store

@@ -67,6 +67,7 @@ extension OperationContext {
 }
 
 extension OperationContext: CustomStringConvertible {
+  /// The entries that were set, as `[Key = value, …]`, in no particular order.
   public var description: String {
     let entries = self.storage.values.map { entry in
       "\(typeName(entry.key)) = \(entry.value)"

@@ -174,14 +174,17 @@ extension Duration {
 // MARK: - Arithmetic
 
 extension OperationDuration: Comparable {
+  /// Whether the first duration is shorter than the second.
   public static func < (lhs: Self, rhs: Self) -> Bool {
     (lhs.secondsPart, lhs.attosecondsPart) < (rhs.secondsPart, rhs.attosecondsPart)
   }
 }
 
 extension OperationDuration: AdditiveArithmetic {
+  /// A duration of no time.
   public static let zero = Self(secondsComponent: 0, attosecondsComponent: 0)
 
+  /// The sum of two durations.
   public static func + (lhs: Self, rhs: Self) -> Self {
     Self(
       secondsComponent: lhs.secondsPart + rhs.secondsPart,
@@ -189,6 +192,7 @@ extension OperationDuration: AdditiveArithmetic {
     )
   }
 
+  /// The difference of two durations.
   public static func - (lhs: Self, rhs: Self) -> Self {
     Self(
       secondsComponent: lhs.secondsPart - rhs.secondsPart,
@@ -225,10 +229,12 @@ extension OperationDuration {
 }
 
 extension OperationDuration: DurationProtocol {
+  /// Multiplies a duration by a whole number in place.
   public static func *= (lhs: inout Self, rhs: Int) {
     lhs = lhs * rhs
   }
 
+  /// Divides a duration by a whole number in place, rounding toward zero.
   public static func /= (lhs: inout Self, rhs: Int) {
     lhs = lhs / rhs
   }
@@ -237,12 +243,17 @@ extension OperationDuration: DurationProtocol {
 // MARK: - Description and Codable
 
 extension OperationDuration: CustomStringConvertible {
+  /// The duration in seconds, such as `1.5 seconds`.
   public var description: String {
     "\(Double(self.attoseconds) / 1e18) seconds"
   }
 }
 
 extension OperationDuration: Codable {
+  /// Decodes a duration from an unkeyed container of its seconds and attoseconds components.
+  ///
+  /// - Parameter decoder: The decoder to read from.
+  /// - Throws: An error when the container does not hold two `Int64` values.
   public init(from decoder: any Decoder) throws {
     var container = try decoder.unkeyedContainer()
     let seconds = try container.decode(Int64.self)
@@ -250,6 +261,10 @@ extension OperationDuration: Codable {
     self.init(secondsComponent: seconds, attosecondsComponent: attoseconds)
   }
 
+  /// Encodes the duration as an unkeyed container of its seconds and attoseconds components.
+  ///
+  /// - Parameter encoder: The encoder to write to.
+  /// - Throws: An error when the encoder fails.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.unkeyedContainer()
     try container.encode(self.secondsPart)

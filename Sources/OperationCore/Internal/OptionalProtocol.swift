@@ -11,10 +11,12 @@ public protocol _OptionalProtocol<Wrapped> {
 }
 
 extension Optional: _OptionalProtocol {
+  /// The wrapped value, or `value` when this is `nil`.
   public func _orElse(unwrapped value: Wrapped) -> Wrapped {
     self ?? value
   }
 
+  /// Wraps a value as `.some`.
   public static func _from(wrapped: Wrapped) -> Self {
     .some(wrapped)
   }

@@ -1,5 +1,5 @@
 extension OperationRequest {
-  /// Sets the delayer that retries, backoff and polling wait with.
+  /// Sets the delayer that retries wait with between attempts.
   ///
   /// - Parameter delayer: The delayer; `.noDelay` in tests.
   /// - Returns: The modified operation.
@@ -24,6 +24,7 @@ extension OperationRequest {
 public struct _DelayerModifier<Operation: OperationRequest>: _ContextUpdatingOperationModifier {
   let delayer: any OperationDelayer & Sendable
 
+  /// Writes the delayer to ``OperationContext/operationDelayer``.
   public func setup(context: inout OperationContext) {
     context.operationDelayer = self.delayer
   }
@@ -35,6 +36,7 @@ public struct _OperationClockModifier<Operation: OperationRequest>:
 {
   let clock: any OperationClock & Sendable
 
+  /// Writes the clock to ``OperationContext/operationClock``.
   public func setup(context: inout OperationContext) {
     context.operationClock = self.clock
   }

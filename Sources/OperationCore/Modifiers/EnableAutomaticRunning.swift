@@ -3,8 +3,7 @@
 extension StatefulOperationRequest {
   /// Lets stores run this operation by themselves while a specification holds.
   ///
-  /// Automatic running covers the run on a store's first subscriber, controller reruns and
-  /// `rerunOnChange(of:)`.
+  /// Automatic running covers the run that a stale store starts for its first subscriber.
   ///
   /// - Parameter specification: When automatic running is allowed.
   /// - Returns: The modified operation.
@@ -32,6 +31,7 @@ public struct _EnableAutomaticRunningModifier<
 >: _ContextUpdatingOperationModifier {
   let specification: Specification
 
+  /// Writes the specification to ``OperationContext/automaticRunningSpecification``.
   public func setup(context: inout OperationContext) {
     context.automaticRunningSpecification = self.specification
   }

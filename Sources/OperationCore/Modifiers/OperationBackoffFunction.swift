@@ -34,6 +34,7 @@ public struct OperationBackoffFunction: Sendable {
 }
 
 extension OperationBackoffFunction: CustomStringConvertible {
+  /// A description such as `OperationBackoffFunction(Exponential every 1.0 seconds)`.
   public var description: String {
     "OperationBackoffFunction(\(self.rawDescription))"
   }
@@ -133,6 +134,7 @@ extension OperationRequest {
 public struct _BackoffModifier<Operation: OperationRequest>: _ContextUpdatingOperationModifier {
   let backoff: OperationBackoffFunction
 
+  /// Writes the backoff function to ``OperationContext/operationBackoffFunction``.
   public func setup(context: inout OperationContext) {
     context.operationBackoffFunction = self.backoff
   }

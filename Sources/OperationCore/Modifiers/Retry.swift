@@ -30,6 +30,8 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
     self.limit = limit
   }
 
+  /// Writes the retry limit to the context and claims the retries for this modifier, then sets up
+  /// the operation.
   public func setup(context: inout OperationContext, using operation: Operation) {
     // NB: Setup runs from the outermost modifier inward, so the innermost retry writes last and
     // claims the run.
@@ -38,6 +40,9 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
     operation.setup(context: &context)
   }
 
+  /// Runs the operation, retrying failures when this is the innermost retry modifier.
+  ///
+  /// An outer retry modifier runs the operation once and leaves the retries to the inner one.
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,

@@ -140,6 +140,7 @@ public final class OpaqueOperationStore: Sendable {
 }
 
 extension OpaqueOperationStore: OperationPathable {
+  /// The path of the erased store.
   public var path: OperationPath {
     self.erased.path
   }

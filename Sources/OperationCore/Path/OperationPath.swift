@@ -120,10 +120,12 @@ public struct OperationPath: Hashable, Sendable {
     return copy
   }
 
+  /// Whether two paths have equal elements in the same order.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.count == rhs.count && lhs.elementsEqual(rhs)
   }
 
+  /// Hashes the number of elements, then each element in order.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(self.count)
     for element in self {
@@ -149,10 +151,12 @@ extension OperationPath {
       self.base = base
     }
 
+    /// Whether two elements wrap equal values of the same type.
     public static func == (lhs: Self, rhs: Self) -> Bool {
       AnyHashable(lhs.base) == AnyHashable(rhs.base)
     }
 
+    /// Hashes the wrapped value as `AnyHashable` does.
     public func hash(into hasher: inout Hasher) {
       hasher.combine(AnyHashable(self.base))
     }
@@ -160,6 +164,7 @@ extension OperationPath {
 }
 
 extension OperationPath.Element: CustomStringConvertible {
+  /// The wrapped value's description; strings are quoted.
   public var description: String {
     switch self.base {
     case let string as String: "\"\(string)\""
@@ -200,10 +205,13 @@ extension OperationPath {
 // MARK: - Collection
 
 extension OperationPath: MutableCollection, RandomAccessCollection, RangeReplaceableCollection {
+  /// A position in a path: the offset of an element from the first one.
   public typealias Index = Int
 
+  /// The position of the first element, which is always 0.
   public var startIndex: Int { 0 }
 
+  /// The position after the last element, which is the number of elements.
   public var endIndex: Int {
     switch self.storage {
     case .empty: 0
@@ -212,6 +220,7 @@ extension OperationPath: MutableCollection, RandomAccessCollection, RangeReplace
     }
   }
 
+  /// The element at a position; traps when the position is out of range.
   public subscript(position: Int) -> Element {
     get {
       precondition(self.indices.contains(position), "OperationPath index out of range")
@@ -236,6 +245,11 @@ extension OperationPath: MutableCollection, RandomAccessCollection, RangeReplace
     }
   }
 
+  /// Replaces a range of elements with other elements.
+  ///
+  /// - Parameters:
+  ///   - subrange: The range to replace; traps when it is out of range.
+  ///   - newElements: The elements to put in its place.
   public mutating func replaceSubrange(
     _ subrange: Range<Int>,
     with newElements: some Collection<Element>
@@ -254,12 +268,16 @@ extension OperationPath: MutableCollection, RandomAccessCollection, RangeReplace
 // MARK: - Literals and description
 
 extension OperationPath: ExpressibleByArrayLiteral {
+  /// Creates a path from an array literal of hashable values, such as `["user", 1]`.
+  ///
+  /// - Parameter elements: The values of the path, in order.
   public init(arrayLiteral elements: (any Hashable & Sendable)...) {
     self.init(elements)
   }
 }
 
 extension OperationPath: CustomStringConvertible {
+  /// A description such as `OperationPath(["user", 1])`.
   public var description: String {
     "OperationPath([\(self.map(\.description).joined(separator: ", "))])"
   }

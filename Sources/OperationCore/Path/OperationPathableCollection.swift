@@ -136,38 +136,54 @@ extension OperationPathableCollection: Collection {
   public struct Index: Comparable {
     fileprivate let base: Dictionary<OperationPath, Element>.Index
 
+    /// Whether the first position comes before the second.
     public static func < (lhs: Self, rhs: Self) -> Bool {
       lhs.base < rhs.base
     }
   }
 
+  /// The position of the first value.
   public var startIndex: Index { Index(base: self.elements.startIndex) }
+  /// The position after the last value.
   public var endIndex: Index { Index(base: self.elements.endIndex) }
+  /// The number of values.
   public var count: Int { self.elements.count }
+  /// Whether the collection holds no value.
   public var isEmpty: Bool { self.elements.isEmpty }
 
+  /// The position after a given one.
+  ///
+  /// - Parameter i: A valid position that is not ``endIndex``.
+  /// - Returns: The next position.
   public func index(after i: Index) -> Index {
     Index(base: self.elements.index(after: i.base))
   }
 
+  /// The value at a position.
   public subscript(position: Index) -> Element {
     self.elements[position.base].value
   }
 }
 
 extension OperationPathableCollection: ExpressibleByArrayLiteral {
+  /// Creates a collection from an array literal; of two values with the same path, the last one
+  /// wins.
+  ///
+  /// - Parameter elements: The values to add.
   public init(arrayLiteral elements: Element...) {
     self.init(elements)
   }
 }
 
 extension OperationPathableCollection: Equatable where Element: Equatable {
+  /// Whether two collections hold equal values at the same paths.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.elements == rhs.elements
   }
 }
 
 extension OperationPathableCollection: Hashable where Element: Hashable {
+  /// Hashes the paths and values of the collection.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(self.elements)
   }

@@ -47,6 +47,14 @@ where
 }
 
 extension QueryRequest {
+  /// Runs the query by calling its `fetch(isolation:in:with:)`.
+  ///
+  /// - Parameters:
+  ///   - isolation: The actor the caller runs on.
+  ///   - context: The context of this fetch.
+  ///   - continuation: Receives intermediate values.
+  /// - Returns: The fetched value.
+  /// - Throws: The error of the fetch.
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
@@ -62,6 +70,16 @@ where
   Operation.Value == Modifier.Value,
   Operation.Failure == Modifier.Failure
 {
+  /// Fetches with the wrapped query directly, without the modifier.
+  ///
+  /// Stores call `run(isolation:in:with:)`, which goes through the modifier.
+  ///
+  /// - Parameters:
+  ///   - isolation: The actor the caller runs on.
+  ///   - context: The context of this fetch.
+  ///   - continuation: Receives intermediate values.
+  /// - Returns: The fetched value.
+  /// - Throws: The error of the fetch.
   public func fetch(
     isolation: isolated (any Actor)?,
     in context: OperationContext,

@@ -57,24 +57,43 @@ where OperationValue == Value, StatusValue == Value {
 }
 
 extension QueryState: _QueryStateProtocol {
+  /// The type of value observers see: optional, since a query may have no value yet.
   public typealias StateValue = Value?
+  /// The type of value a fetch returns.
   public typealias OperationValue = Value
+  /// The type of value of a successful status.
   public typealias StatusValue = Value
 
+  /// Whether a fetch is scheduled or running.
   public var isLoading: Bool {
     !self.activeTasks.isEmpty
   }
 
+  /// Adds a fetch to ``activeTasks``.
+  ///
+  /// - Parameter task: The fetch.
   public mutating func scheduleFetchTask(_ task: inout OperationTask<Value, Failure>) {
     self.activeTasks.append(task)
   }
 
+  /// Restores the initial value and clears the error, the counters and the dates.
+  ///
+  /// - Parameter context: The context of the reset.
+  /// - Returns: An effect that cancels the fetches that were active.
   public mutating func reset(using context: OperationContext) -> ResetEffect {
     let tasks = self.activeTasks
     self = QueryState(initialValue: self.initialValue)
     return ResetEffect(tasksToCancel: tasks)
   }
 
+  /// Records a value or an error, time-stamped by the context's clock.
+  ///
+  /// A value replaces ``currentValue`` and clears ``error``; an error replaces ``error`` and keeps
+  /// the current value.
+  ///
+  /// - Parameters:
+  ///   - result: The value or error.
+  ///   - context: The context of the update.
   public mutating func update(with result: Result<Value?, Failure>, using context: OperationContext)
   {
     switch result {
@@ -90,6 +109,11 @@ extension QueryState: _QueryStateProtocol {
     }
   }
 
+  /// Records a result of a fetch, time-stamped by the clock of the task's context.
+  ///
+  /// - Parameters:
+  ///   - result: The value or error.
+  ///   - task: The fetch that produced the result.
   public mutating func update(
     with result: Result<Value, Failure>,
     for task: OperationTask<Value, Failure>
@@ -97,16 +121,21 @@ extension QueryState: _QueryStateProtocol {
     self.update(with: result.map { $0 }, using: task.context)
   }
 
+  /// Removes a finished fetch from ``activeTasks``.
+  ///
+  /// - Parameter task: The fetch.
   public mutating func finishFetchTask(_ task: OperationTask<Value, Failure>) {
     self.activeTasks.remove(id: task.id)
   }
 }
 
 extension QueryState: DefaultableOperationState {
+  /// The type of value shown in place of a missing value.
   public typealias DefaultStateValue = Value
 }
 
 extension DefaultOperationState: _QueryStateProtocol where Base: _QueryStateProtocol {
+  /// The type of value the base query fetches.
   public typealias Value = Base.Value
 
   /// The fetches that are scheduled or running.

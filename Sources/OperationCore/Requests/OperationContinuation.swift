@@ -18,7 +18,7 @@
 ///
 /// In a store, each yield updates the state at once while `isLoading` stays `true` until the
 /// operation returns. A yield after the operation returned is ignored and reported as an issue;
-/// push values from outside a run with an ``OperationController`` instead.
+/// to change a store's value outside a run, set its ``OperationStore/currentValue`` instead.
 public struct OperationContinuation<Value, Failure: Error>: Sendable {
   private let onResult: @Sendable (sending Result<Value, Failure>, OperationContext?) -> Void
 

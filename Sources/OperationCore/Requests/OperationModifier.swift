@@ -1,8 +1,8 @@
 /// Adds behaviour to an operation, such as retries or deduplication.
 ///
 /// A modifier wraps the run of an operation. Attach it with ``OperationRequest/modifier(_:)``, and
-/// give it a method that returns the concrete ``ModifiedOperation`` type so that the query,
-/// mutation and paginated conformances survive:
+/// give it a method that returns the concrete ``ModifiedOperation`` type so that conformances
+/// such as ``QueryRequest`` survive:
 ///
 /// ```swift
 /// extension OperationRequest {
@@ -62,6 +62,11 @@ public protocol OperationModifier<Value, Failure> {
 }
 
 extension OperationModifier {
+  /// Prepares the context with the wrapped operation only.
+  ///
+  /// - Parameters:
+  ///   - context: The context to prepare.
+  ///   - operation: The wrapped operation.
   public func setup(context: inout OperationContext, using operation: Operation) {
     operation.setup(context: &context)
   }
@@ -83,11 +88,25 @@ where Value == Operation.Value, Failure == Operation.Failure {
 }
 
 extension _ContextUpdatingOperationModifier {
+  /// Writes this modifier's entries, then prepares the context with the wrapped operation.
+  ///
+  /// - Parameters:
+  ///   - context: The context to prepare.
+  ///   - operation: The wrapped operation.
   public func setup(context: inout OperationContext, using operation: Operation) {
     self.setup(context: &context)
     operation.setup(context: &context)
   }
 
+  /// Runs the wrapped operation unchanged.
+  ///
+  /// - Parameters:
+  ///   - isolation: The actor the caller runs on.
+  ///   - context: The context of this run.
+  ///   - operation: The wrapped operation.
+  ///   - continuation: Receives intermediate results.
+  /// - Returns: The value of the run.
+  /// - Throws: The error of the run.
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
@@ -115,12 +134,14 @@ extension OperationRequest {
 /// An operation wrapped in a modifier.
 ///
 /// When the modifier keeps the value and error types, the modified operation is a
-/// ``StatefulOperationRequest`` with the state and path of its base, and a ``QueryRequest`` (or
-/// mutation, or paginated request) when the base is one.
+/// ``StatefulOperationRequest`` with the state and path of its base, and a ``QueryRequest`` when
+/// the base is one.
 public struct ModifiedOperation<Operation: OperationRequest, Modifier: OperationModifier>:
   OperationRequest
 where Modifier.Operation == Operation {
+  /// The type of value the modifier produces.
   public typealias Value = Modifier.Value
+  /// The type of error the modifier throws.
   public typealias Failure = Modifier.Failure
 
   /// The wrapped operation.
@@ -134,14 +155,26 @@ where Modifier.Operation == Operation {
     self.modifier = modifier
   }
 
+  /// The name of the wrapped operation's type.
   public var _debugTypeName: String {
     self.operation._debugTypeName
   }
 
+  /// Prepares the context through the modifier, which prepares it with the wrapped operation.
+  ///
+  /// - Parameter context: The context to prepare.
   public func setup(context: inout OperationContext) {
     self.modifier.setup(context: &context, using: self.operation)
   }
 
+  /// Runs the wrapped operation through the modifier.
+  ///
+  /// - Parameters:
+  ///   - isolation: The actor the caller runs on.
+  ///   - context: The context of this run.
+  ///   - continuation: Receives intermediate results.
+  /// - Returns: The value of the run.
+  /// - Throws: The error of the run.
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
@@ -162,8 +195,10 @@ where
   Operation.Value == Modifier.Value,
   Operation.Failure == Modifier.Failure
 {
+  /// The state of the wrapped operation.
   public typealias State = Operation.State
 
+  /// The path of the wrapped operation, so a modifier does not change the store it finds.
   public var path: OperationPath {
     self.operation.path
   }

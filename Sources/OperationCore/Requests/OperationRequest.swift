@@ -1,8 +1,8 @@
 /// A description of a piece of asynchronous work: a value, not a running task.
 ///
-/// Conform to a refinement (``QueryRequest``, or the mutation and paginated requests) to let a
-/// store manage the work's state, or to `OperationRequest` itself for stateless work that you run
-/// with an ``OperationRunner``. Add behaviour with modifiers:
+/// Conform to a refinement such as ``QueryRequest`` to let a store manage the work's state, or to
+/// `OperationRequest` itself for stateless work that you run with an ``OperationRunner``. Add
+/// behaviour with modifiers:
 ///
 /// ```swift
 /// let request = SendEmail(to: address)
@@ -43,8 +43,12 @@ public protocol OperationRequest<Value, Failure> {
 }
 
 extension OperationRequest {
+  /// Does nothing.
+  ///
+  /// - Parameter context: The context to prepare.
   public func setup(context: inout OperationContext) {}
 
+  /// The name of the request's type without module prefixes, such as `PostQuery`.
   public var _debugTypeName: String {
     typeName(Self.self)
   }
@@ -71,18 +75,21 @@ where Value: Sendable, State.OperationValue == Value, State.Failure == Failure {
 }
 
 extension StatefulOperationRequest where Self: Hashable & Sendable {
+  /// A path whose only element is the request itself.
   public var path: OperationPath {
     OperationPath(self)
   }
 }
 
 extension StatefulOperationRequest where Self: Identifiable, ID: Sendable {
+  /// A path whose only element is the request's `id`.
   public var path: OperationPath {
     OperationPath(self.id)
   }
 }
 
 extension StatefulOperationRequest where Self: Hashable & Sendable & Identifiable, ID: Sendable {
+  /// A path whose only element is the request's `id`, which takes precedence over the request.
   public var path: OperationPath {
     OperationPath(self.id)
   }

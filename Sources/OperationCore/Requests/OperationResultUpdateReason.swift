@@ -13,6 +13,7 @@ public struct OperationResultUpdateReason: Hashable, Sendable {
 }
 
 extension OperationResultUpdateReason: CustomStringConvertible {
+  /// A readable name of the reason, such as `Yielded Result`.
   public var description: String {
     self.rawValue
   }

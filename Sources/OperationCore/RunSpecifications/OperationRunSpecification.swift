@@ -39,10 +39,20 @@ public struct AlwaysRunSpecification: OperationRunSpecification, Hashable, Senda
     self.isTrue = isTrue
   }
 
+  /// Returns the fixed value.
+  ///
+  /// - Parameter context: The context of the operation, which is ignored.
+  /// - Returns: ``isTrue``.
   public func isSatisfied(in context: OperationContext) -> Bool {
     self.isTrue
   }
 
+  /// Returns an empty subscription, since a fixed value never changes.
+  ///
+  /// - Parameters:
+  ///   - context: The context of the operation.
+  ///   - onChange: Never called.
+  /// - Returns: An empty subscription.
   public func subscribe(
     in context: OperationContext,
     onChange: @escaping @Sendable () -> Void
@@ -75,10 +85,20 @@ public struct AnySendableRunSpecification: OperationRunSpecification, Sendable {
     self.base = base
   }
 
+  /// Whether the erased specification is satisfied.
+  ///
+  /// - Parameter context: The context of the operation.
+  /// - Returns: The erased specification's answer.
   public func isSatisfied(in context: OperationContext) -> Bool {
     self.base.isSatisfied(in: context)
   }
 
+  /// Subscribes to the erased specification's changes.
+  ///
+  /// - Parameters:
+  ///   - context: The context of the operation.
+  ///   - onChange: Called after each possible change.
+  /// - Returns: The erased specification's subscription.
   public func subscribe(
     in context: OperationContext,
     onChange: @escaping @Sendable () -> Void
@@ -93,7 +113,7 @@ extension OperationContext {
   /// The condition under which stores run the operation by themselves.
   ///
   /// The default is never, so a detached store does not run on its own; the client's default
-  /// store creator enables it for queries and paginated requests.
+  /// store creator enables it for every operation.
   public var automaticRunningSpecification: any OperationRunSpecification & Sendable {
     get { self[AutomaticRunningSpecificationKey.self] }
     set { self[AutomaticRunningSpecificationKey.self] = newValue }

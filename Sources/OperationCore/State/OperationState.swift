@@ -29,7 +29,7 @@ public protocol OperationState<StateValue, OperationValue, Failure> {
   /// The type of value a successful run returns.
   associatedtype OperationValue: Sendable
 
-  /// The type of value of ``status``.
+  /// The type of the successful value in the state's ``OperationStatus``.
   associatedtype StatusValue: Sendable
 
   /// The type of error a run throws.
@@ -70,7 +70,7 @@ public protocol OperationState<StateValue, OperationValue, Failure> {
   /// - Returns: The tasks for the store to cancel; the state must not cancel them itself.
   mutating func reset(using context: OperationContext) -> ResetEffect
 
-  /// Applies a result set directly on the store or by a controller.
+  /// Applies a result set directly on the store, for example through its `currentValue`.
   ///
   /// - Parameters:
   ///   - result: The value or error.

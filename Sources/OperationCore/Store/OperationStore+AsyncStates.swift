@@ -26,6 +26,9 @@ extension OperationStore {
 
     let store: OperationStore<State>
 
+    /// Subscribes to the store and returns an iterator over its states.
+    ///
+    /// - Returns: An iterator whose first element is the current state.
     public func makeAsyncIterator() -> AsyncIterator {
       let (stream, continuation) = AsyncStream<Element>.makeStream()
       let subscription = self.store.subscribe(
@@ -42,10 +45,17 @@ extension OperationStore {
       var base: AsyncStream<Element>.AsyncIterator
       let subscription: OperationSubscription
 
+      /// The next state, waiting for a change when there is none yet.
+      ///
+      /// - Returns: The next state, or `nil` once the iterating task is cancelled.
       public mutating func next() async -> Element? {
         await self.base.next(isolation: #isolation)
       }
 
+      /// The next state, waiting on an actor for a change when there is none yet.
+      ///
+      /// - Parameter actor: The actor to wait on.
+      /// - Returns: The next state, or `nil` once the iterating task is cancelled.
       public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
         await self.base.next(isolation: actor)
       }

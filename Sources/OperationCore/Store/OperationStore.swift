@@ -18,11 +18,12 @@ import Synchronization
 ///
 /// ## Events
 ///
-/// ``subscribe(with:)`` delivers the current state at once, then every change, in the order the
-/// changes happened, never while the store's lock is held. The events of a run, in order:
-/// `stateChanged` (loading), `runStarted`, one `resultReceived` per yield followed by a
-/// `stateChanged`, the final `resultReceived`, `runEnded`, and the final `stateChanged`. A
-/// handler passed to ``run(using:handler:)`` receives the events of that run only.
+/// ``subscribe(with:)-(OperationEventHandler<State>)`` delivers the current state at once, then
+/// every change, in the order the changes happened, never while the store's lock is held. The
+/// events of a run, in order: `stateChanged` (loading), `runStarted`, one `resultReceived` per
+/// yield followed by a `stateChanged`, the final `resultReceived`, `runEnded`, and the final
+/// `stateChanged`. A handler passed to ``run(using:handler:)`` receives the events of that run
+/// only.
 ///
 /// ## Concurrency
 ///
@@ -158,7 +159,7 @@ extension OperationStore {
     }
   }
 
-  /// Whether the value is stale: always, unless `staleWhen…` modifiers say otherwise.
+  /// Whether the value is stale; with no stale condition in the context, always `true`.
   public var isStale: Bool {
     self.lock.withLock { Self.isStale($0) }
   }

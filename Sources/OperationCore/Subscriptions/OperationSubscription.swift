@@ -66,10 +66,12 @@ public struct OperationSubscription: Sendable {
 }
 
 extension OperationSubscription: Hashable {
+  /// Whether two handles belong to the same subscription.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.box === rhs.box
   }
 
+  /// Hashes the identity of the subscription.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(ObjectIdentifier(self.box))
   }

@@ -13,8 +13,8 @@ import Synchronization
 /// let same = try await task.runIfNeeded()  // Does not fetch again.
 /// ```
 ///
-/// Before its work starts, the task runs every task it was scheduled after (``schedule(after:)``)
-/// concurrently and ignores their errors.
+/// Before its work starts, the task runs every task it was scheduled after
+/// (``schedule(after:)-(OperationTask<V,F>)``) concurrently and ignores their errors.
 ///
 /// Cancellation: ``cancel()`` cancels a running task; a task cancelled before it starts starts
 /// its work already cancelled when it is first awaited, so cooperative work throws
@@ -219,10 +219,12 @@ extension OperationTask {
 }
 
 extension OperationTask: Hashable {
+  /// Whether two tasks share an identifier, and so the same run.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.id == rhs.id
   }
 
+  /// Hashes the task's identifier.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(self.id)
   }
@@ -243,10 +245,12 @@ public struct OperationTaskInfo: Identifiable, Hashable, Sendable {
     self.configuration = configuration
   }
 
+  /// Whether two infos have the same task identifier and name.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.id == rhs.id && lhs.configuration.name == rhs.configuration.name
   }
 
+  /// Hashes the task identifier and name.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(self.id)
     hasher.combine(self.configuration.name)
@@ -254,6 +258,7 @@ public struct OperationTaskInfo: Identifiable, Hashable, Sendable {
 }
 
 extension OperationTaskInfo: CustomStringConvertible {
+  /// The task's name and identifier, such as `[Fetch Posts](ID: OperationTaskIdentifier(#1))`.
   public var description: String {
     "[\(self.configuration.name ?? "Unnamed OperationTask")](ID: \(self.id.debugDescription))"
   }

@@ -29,7 +29,7 @@ public struct OperationTaskConfiguration: Sendable {
 extension OperationContext {
   /// The configuration of the tasks that stores create for this operation.
   ///
-  /// Set it with the `taskConfiguration(_:)` modifier.
+  /// Set it on a client's default context, a store's context, or the context of one run.
   public var operationTaskConfiguration: OperationTaskConfiguration {
     get { self[TaskConfigurationKey.self] }
     set { self[TaskConfigurationKey.self] = newValue }

@@ -12,6 +12,7 @@ public struct OperationTaskIdentifier: Hashable, Sendable {
 private let nextTaskNumber = Atomic<Int>(0)
 
 extension OperationTaskIdentifier: CustomDebugStringConvertible {
+  /// A description such as `OperationTaskIdentifier(#1)`.
   public var debugDescription: String {
     "OperationTaskIdentifier(#\(self.number))"
   }

@@ -27,6 +27,9 @@ public struct SystemTimeClock: OperationClock, Hashable, Sendable {
   /// Creates a system clock.
   public init() {}
 
+  /// Reads the system clock.
+  ///
+  /// - Returns: The current date.
   public func now() -> Date {
     Date()
   }
@@ -50,6 +53,9 @@ public struct CustomOperationClock: OperationClock, Sendable {
     self._now = now
   }
 
+  /// Calls the closure.
+  ///
+  /// - Returns: The date the closure returns.
   public func now() -> Date {
     self._now()
   }
@@ -78,6 +84,9 @@ public struct TimeFreezeClock: OperationClock, Hashable, Sendable {
     self.date = date
   }
 
+  /// Returns the frozen date.
+  ///
+  /// - Returns: ``date``.
   public func now() -> Date {
     self.date
   }

@@ -1,4 +1,4 @@
-/// Something that waits for a duration, which retries, backoff and polling use.
+/// Something that waits for a duration, such as the pause between two retries.
 ///
 /// Modifiers read ``OperationContext/operationDelayer`` instead of sleeping, so tests can inject
 /// a delayer that returns at once (``NoDelayer``) or records what it was asked for (the
@@ -28,6 +28,10 @@ public struct TaskSleepDelayer: OperationDelayer, Sendable {
   /// Creates a delayer that sleeps the current task.
   public init() {}
 
+  /// Sleeps the current task.
+  ///
+  /// - Parameter duration: How long to sleep.
+  /// - Throws: `CancellationError` when the task is cancelled.
   public func delay(for duration: OperationDuration) async throws {
     try await Task.sleep(for: Duration(duration: duration))
   }
@@ -52,6 +56,10 @@ public struct ClockDelayer<C: Clock>: OperationDelayer where C.Duration == Durat
     self.clock = clock
   }
 
+  /// Sleeps on ``clock``.
+  ///
+  /// - Parameter duration: How long to sleep.
+  /// - Throws: `CancellationError` when the task is cancelled.
   public func delay(for duration: OperationDuration) async throws {
     try await self.clock.sleep(for: Duration(duration: duration))
   }
@@ -76,6 +84,10 @@ public struct NoDelayer: OperationDelayer, Hashable, Sendable {
   /// Creates a delayer that does not wait.
   public init() {}
 
+  /// Returns at once.
+  ///
+  /// - Parameter duration: Ignored.
+  /// - Throws: `CancellationError` when the task is cancelled.
   public func delay(for duration: OperationDuration) async throws {
     try Task.checkCancellation()
   }
@@ -100,6 +112,10 @@ public struct AnySendableDelayer: OperationDelayer, Sendable {
     self.base = base
   }
 
+  /// Waits with the erased delayer.
+  ///
+  /// - Parameter duration: How long to wait.
+  /// - Throws: What the erased delayer throws.
   public func delay(for duration: OperationDuration) async throws {
     try await self.base.delay(for: duration)
   }
@@ -108,7 +124,7 @@ public struct AnySendableDelayer: OperationDelayer, Sendable {
 // MARK: - Context
 
 extension OperationContext {
-  /// The delayer that retries, backoff and polling wait with.
+  /// The delayer that retries wait with between attempts.
   ///
   /// The default sleeps on `ContinuousClock`. Set it with the ``OperationRequest/delayer(_:)``
   /// modifier.

@@ -28,6 +28,9 @@ public struct OperationWarning: Hashable, Sendable {
 
 @_spi(Warnings)
 extension OperationWarning: ExpressibleByStringLiteral {
+  /// Creates a warning from a string literal.
+  ///
+  /// - Parameter value: The message.
   public init(stringLiteral value: String) {
     self.init(value)
   }
@@ -35,6 +38,7 @@ extension OperationWarning: ExpressibleByStringLiteral {
 
 @_spi(Warnings)
 extension OperationWarning: CustomStringConvertible {
+  /// The warning's message.
   public var description: String {
     self.message
   }

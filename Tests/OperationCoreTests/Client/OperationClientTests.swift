@@ -1,5 +1,6 @@
 import Operation
 @_spi(Warnings) import OperationCore
+import OperationTestSupport
 import Synchronization
 import Testing
 
@@ -149,6 +150,176 @@ import Testing
     let client = OperationClient()
     let store = client.store(for: PathQuery(value: 1, path: ["retries"]))
     #expect(store.context.operationMaxRetries == 0)
+  }
+
+  @Test func `Opaque Store Sets The Value And The Result Of The Typed Store`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let store = client.store(for: PathQuery(value: 1, path: ["opaque"]))
+    let opaque = client.store(with: ["opaque"])
+    opaque?.uncheckedSetCurrentValue(Int?.some(9))
+    #expect(store.currentValue == 9)
+    opaque?.uncheckedSetResult(to: .failure(TestError()))
+    #expect(store.error is TestError)
+    #expect(store.currentValue == 9)
+  }
+
+  @Test func `Opaque Store Exposes The Default Value Of A Defaulted Query`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let store = client.store(for: PathQuery(value: 1, path: ["defaulted"]).defaultValue(42))
+    #expect(store.currentValue == 42)
+    #expect(client.store(with: ["defaulted"])?.currentValue as? Int == 42)
+  }
+
+  @Test func `Opaque Store Reports Loading While Its Query Is In Flight`() async throws {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let query = GatedQuery()
+    let store = client.store(for: query)
+    let fetch = Task { try await store.fetch() }
+    await query.started.wait()
+    #expect(client.store(with: query.path)?.state.isLoading == true)
+    query.gate.open()
+    _ = try await fetch.value
+    #expect(client.store(with: query.path)?.state.isLoading == false)
+    #expect(client.store(with: query.path)?.currentValue as? Int == 1)
+  }
+
+  @Test func `Resetting Through The Opaque Store Resets The Typed Store`() async throws {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let store = client.store(for: PathQuery(value: 5, path: ["reset"]))
+    try await store.fetch()
+    #expect(store.currentValue == 5)
+    client.store(with: ["reset"])?.resetState()
+    #expect(store.currentValue == nil)
+    #expect(store.valueUpdateCount == 0)
+  }
+
+  @Test func `Typed With Stores Edits Only Stores Of That State Type`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    _ = client.store(for: PathQuery(value: 1, path: ["t", 1]))
+    _ = client.store(for: OtherPathQuery(path: ["t", 2]))
+    let paths = client.withStores(matching: ["t"], of: QueryState<Int, any Error>.self) {
+      stores,
+      _ in
+      for store in stores { store.currentValue = 100 }
+      return stores.paths
+    }
+    #expect(paths == [["t", 1]])
+    #expect(client.store(with: ["t", 1])?.currentValue as? Int == 100)
+    #expect(client.store(with: ["t", 2])?.currentValue as? String == nil)
+  }
+
+  @Test func `Stores Created But Not Kept In With Stores Do Not Join The Client`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let count = Mutex(0)
+    let subscription = client.subscribe { _ in count.withLock { $0 += 1 } }
+    client.withStores(matching: []) { _, createStore in
+      _ = createStore(for: PathQuery(value: 1, path: ["dropped"]))
+    }
+    #expect(client.store(with: ["dropped"]) == nil)
+    #expect(count.withLock { $0 } == 0)
+    subscription.cancel()
+  }
+
+  @Test func `Subscriptions Only See Stores Under Their Prefix`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let added = Mutex([OperationPath]())
+    let subscription = client.subscribe(matching: ["user"]) { change in
+      added.withLock {
+        $0.append(contentsOf: change.storesAdded.paths.sorted { "\($0)" < "\($1)" })
+      }
+    }
+    _ = client.store(for: PathQuery(value: 1, path: ["user", 1]))
+    _ = client.store(for: PathQuery(value: 2, path: ["post", 1]))
+    _ = client.store(for: PathQuery(value: 3, path: ["user", 2]))
+    #expect(added.withLock { $0 } == [["user", 1], ["user", 2]])
+    subscription.cancel()
+  }
+
+  @Test func `Clearing Stores Notifies Subscribers Of The Removed Stores`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    _ = client.store(for: PathQuery(value: 1, path: ["a", 1]))
+    _ = client.store(for: PathQuery(value: 2, path: ["a", 2]))
+    _ = client.store(for: PathQuery(value: 3, path: ["b"]))
+    let removed = Mutex([Set<OperationPath>]())
+    let subscription = client.subscribe { change in
+      removed.withLock { $0.append(change.storesRemoved.paths) }
+    }
+    client.clearStores(matching: ["a"])
+    _ = client.clearStore(with: ["b"])
+    _ = client.clearStore(with: ["missing"])
+    #expect(removed.withLock { $0 } == [[["a", 1], ["a", 2]], [["b"]]])
+    subscription.cancel()
+  }
+
+  @Test func `Cancelled Client Subscription Receives No More Changes`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let count = Mutex(0)
+    let subscription = client.subscribe { _ in count.withLock { $0 += 1 } }
+    _ = client.store(for: PathQuery(value: 1, path: ["first"]))
+    subscription.cancel()
+    subscription.cancel()
+    _ = client.store(for: PathQuery(value: 2, path: ["second"]))
+    #expect(count.withLock { $0 } == 1)
+  }
+
+  @Test func `Every Client Subscriber Receives Each Change`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let counts = Mutex([0, 0])
+    let first = client.subscribe { _ in counts.withLock { $0[0] += 1 } }
+    let second = client.subscribe { _ in counts.withLock { $0[1] += 1 } }
+    _ = client.store(for: PathQuery(value: 1, path: ["x"]))
+    #expect(counts.withLock { $0 } == [1, 1])
+    first.cancel()
+    second.cancel()
+  }
+
+  @Test func `Default Context Applies Only To Stores Created Afterwards`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let before = client.store(for: PathQuery(value: 1, path: ["before"]))
+    client.defaultContext.operationMaxRetries = 7
+    let after = client.store(for: PathQuery(value: 1, path: ["after"]))
+    #expect(before.context.operationMaxRetries == 0)
+    #expect(after.context.operationMaxRetries == 0)
+    #expect(after.context.operationClient === client)
+    let plain = OperationClient(storeCreator: PlainStoreCreator())
+    plain.defaultContext.operationMaxRetries = 7
+    #expect(plain.store(for: PathQuery(value: 1, path: ["p"])).context.operationMaxRetries == 7)
+    #expect(plain.defaultContext.operationClient === plain)
+  }
+
+  @Test func `A Custom Store Creator Builds Every New Store`() {
+    let creator = PlainStoreCreator()
+    let client = OperationClient(storeCreator: creator)
+    let store = client.store(for: PathQuery(value: 1, path: ["custom"]))
+    _ = client.store(for: PathQuery(value: 1, path: ["custom"]))
+    #expect(creator.created.withLock { $0 } == [["custom"]])
+    #expect(!store.isAutomaticRunningEnabled)
+  }
+
+  @Test func `Callbacks May Use The Client Without Deadlocking`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let seen = Mutex(0)
+    let subscription = client.subscribe { change in
+      seen.withLock { $0 = client.stores(matching: []).count }
+      _ = change
+    }
+    _ = client.store(for: PathQuery(value: 1, path: ["reentrant"]))
+    #expect(seen.withLock { $0 } == 1)
+    subscription.cancel()
+  }
+}
+
+/// Creates plain detached-style stores and records the paths it was asked for.
+private final class PlainStoreCreator: OperationClient.StoreCreator, Sendable {
+  let created = Mutex([OperationPath]())
+
+  func store<Operation: StatefulOperationRequest>(
+    for operation: sending Operation,
+    in context: OperationContext,
+    with initialState: Operation.State
+  ) -> OperationStore<Operation.State> {
+    self.created.withLock { $0.append(operation.path) }
+    return .detached(operation: operation, initialState: initialState, initialContext: context)
   }
 }
 

@@ -37,6 +37,7 @@ where Operation.Value: Sendable {
     self.isDuplicate = isDuplicate
   }
 
+  /// Gives the store or runner its own record of runs in flight, then sets up the operation.
   public func setup(context: inout OperationContext, using operation: Operation) {
     // NB: Each store (or runner) sets its operation up once, so the storage is per store.
     context.deduplicationStorages[self.identity] = DeduplicationStorage<
@@ -45,6 +46,9 @@ where Operation.Value: Sendable {
     operation.setup(context: &context)
   }
 
+  /// Joins a run in flight whose context the predicate calls a duplicate, or starts a new one.
+  ///
+  /// Without the record that ``setup(context:using:)`` adds, the operation runs on its own.
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
@@ -57,17 +61,45 @@ where Operation.Value: Sendable {
     else {
       return try await operation.run(isolation: isolation, in: context, with: continuation)
     }
-    let transfer = UnsafeTransfer(value: operation)
-    let (group, waiter) = storage.join(context: context, isDuplicate: self.isDuplicate) {
-      // NB: The shared run is the one run of this operation value, started once per group.
-      let operation = transfer.value
-      do throws(Operation.Failure) {
-        return .success(try await operation.run(isolation: nil, in: context, with: continuation))
-      } catch {
-        return .failure(error)
-      }
-    }
+    let sharedRun = SharedRun(operation: operation, context: context, continuation: continuation)
+    let (group, waiter) = storage.join(
+      context: context,
+      isDuplicate: self.isDuplicate,
+      work: sharedRun.work
+    )
     return try await group.wait(waiter).get()
+  }
+}
+
+/// The one run of an operation that a deduplication group shares among its waiters.
+private struct SharedRun<Operation: OperationRequest>: @unchecked Sendable {
+  // NB: The operation value is moved here by the first waiter of a group and is run once, by
+  // the group's task; no other reference to it is used after the move.
+  let operation: Operation
+  let context: OperationContext
+  let continuation: OperationContinuation<Operation.Value, Operation.Failure>
+
+  /// The run as a `Sendable` closure that captures no metatype of `Operation`.
+  var work: @Sendable () async -> Result<Operation.Value, Operation.Failure> {
+    let run: () async -> Result<Operation.Value, Operation.Failure> = { await self.run() }
+    // NB: `run` is a fresh closure that only the returned closure references, and stores call
+    // an operation's conformance from their own tasks everywhere (isolated conformances of
+    // `OperationRequest` are not supported), so moving it to the group's task is safe.
+    let transfer = UnsafeTransfer(value: run)
+    return { await transfer.value() }
+  }
+
+  private func run() async -> Result<Operation.Value, Operation.Failure> {
+    do throws(Operation.Failure) {
+      let value = try await self.operation.run(
+        isolation: nil,
+        in: self.context,
+        with: self.continuation
+      )
+      return .success(value)
+    } catch {
+      return .failure(error)
+    }
   }
 }
 
