@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A one-shot gate that holds asynchronous work until a test opens it.
 ///
 /// Use a gate to stop an operation mid-flight, check what the store looks like while it runs,
@@ -28,7 +26,7 @@ public final class Gate: Sendable {
     case open
   }
 
-  private let state = Mutex(State.closed([]))
+  private let state = Lock(State.closed([]))
 
   /// Creates a closed gate.
   public init() {}

@@ -1,5 +1,4 @@
 public import OperationCore
-import Synchronization
 
 #if canImport(FoundationEssentials)
   public import FoundationEssentials
@@ -25,13 +24,13 @@ import Synchronization
 /// #expect(store.valueLastUpdatedAt == Date(timeIntervalSince1970: 60))
 /// ```
 public final class ManualOperationClock: OperationClock, Sendable {
-  private let current: Mutex<Date>
+  private let current: Lock<Date>
 
   /// Creates a clock that reads `date` until it is changed.
   ///
   /// - Parameter date: The first date of the clock; the Unix epoch by default.
   public init(date: Date = Date(timeIntervalSince1970: 0)) {
-    self.current = Mutex(date)
+    self.current = Lock(date)
   }
 
   /// The date the clock reads now; set it to jump to any date, in the past or the future.
@@ -68,7 +67,7 @@ public final class ManualOperationClock: OperationClock, Sendable {
 /// ```
 public final class IncrementingOperationClock: OperationClock, Sendable {
   private let start: Date
-  private let readings = Mutex(0)
+  private let readings = Lock(0)
 
   /// Creates a clock that counts seconds from `start`.
   ///

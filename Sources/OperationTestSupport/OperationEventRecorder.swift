@@ -1,5 +1,4 @@
 public import OperationCore
-import Synchronization
 
 /// Records the events that a store delivers to a subscription or a run handler.
 ///
@@ -38,7 +37,7 @@ public final class OperationEventRecorder<State: OperationState & Sendable>: Sen
     var states = [State]()
   }
 
-  private let storage = Mutex(Storage())
+  private let storage = Lock(Storage())
 
   /// Creates a recorder that has recorded nothing.
   public init() {}

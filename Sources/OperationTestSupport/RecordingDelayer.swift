@@ -1,5 +1,4 @@
 public import OperationCore
-import Synchronization
 
 /// A delayer that records every duration it is asked to wait for, and returns at once.
 ///
@@ -18,7 +17,7 @@ import Synchronization
 /// > Note: The delayer records a duration even when the waiting task is cancelled, and then
 /// > throws `CancellationError`, just as a sleeping delayer would be woken by the cancellation.
 public final class RecordingDelayer: OperationDelayer, Sendable {
-  private let recorded = Mutex([OperationDuration]())
+  private let recorded = Lock([OperationDuration]())
 
   /// Creates a delayer that has recorded nothing.
   public init() {}

@@ -1,5 +1,3 @@
-import Synchronization
-
 extension OperationClient {
   /// Where a client keeps its stores.
   public protocol StoreCache {
@@ -15,7 +13,7 @@ extension OperationClient {
 
   /// The default store cache: an in-memory collection indexed by path.
   public final class DefaultStoreCache: StoreCache, Sendable {
-    private let stores = Mutex(OperationPathableCollection<OpaqueOperationStore>())
+    private let stores = Lock(OperationPathableCollection<OpaqueOperationStore>())
 
     /// Creates an empty cache.
     public init() {}

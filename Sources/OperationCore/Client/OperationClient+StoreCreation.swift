@@ -1,5 +1,3 @@
-import Synchronization
-
 extension OperationClient {
   /// Creates the stores of a client, for example by adding default modifiers to every operation.
   public protocol StoreCreator {
@@ -89,9 +87,9 @@ extension OperationClient.CreateStore {
   }
 }
 
-extension OperationClient {
-  /// Query conveniences of ``store(for:initialState:)``.
+// MARK: - Query conveniences
 
+extension OperationClient {
   /// The store for a query, with an initial state.
   ///
   /// - Parameters:
@@ -132,5 +130,5 @@ extension OperationClient {
 
 /// The operation types of the stores a ``OperationClient/CreateStore`` made.
 final class TypeLog: Sendable {
-  let types = Mutex<[OperationPath: AnyType]>([:])
+  let types = Lock<[OperationPath: AnyType]>([:])
 }

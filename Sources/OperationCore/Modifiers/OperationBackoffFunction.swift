@@ -1,5 +1,3 @@
-import Synchronization
-
 /// How long to wait before each retry, as a function of the attempt number.
 ///
 /// ```swift
@@ -86,7 +84,7 @@ extension OperationBackoffFunction {
   public func jittered(
     using generator: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
   ) -> Self {
-    let generator = Mutex(generator)
+    let generator = Lock(generator)
     return Self("\(self.rawDescription) with jitter") { attempt in
       let base = self(attempt)
       guard base > .zero else { return .zero }

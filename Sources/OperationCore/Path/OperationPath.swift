@@ -46,7 +46,7 @@ public struct OperationPath: Hashable, Sendable {
   ///
   /// - Parameter element: The only value of the path.
   @_disfavoredOverload
-  public init(_ element: any Hashable & Sendable) {
+  public init(_ element: some Hashable & Sendable) {
     self.storage = .single(Element(element))
   }
 
@@ -87,8 +87,12 @@ public struct OperationPath: Hashable, Sendable {
 
   /// Appends a value.
   ///
+  /// An array literal such as `path.append(["a", 1])` appends the elements of a path; pass an
+  /// array variable to append the array itself as one element.
+  ///
   /// - Parameter element: The value to append.
-  public mutating func append(_ element: any Hashable & Sendable) {
+  @_disfavoredOverload
+  public mutating func append(_ element: some Hashable & Sendable) {
     let element = element as? Element ?? Element(element)
     self.replaceSubrange(self.endIndex..<self.endIndex, with: CollectionOfOne(element))
   }
@@ -114,7 +118,8 @@ public struct OperationPath: Hashable, Sendable {
   ///
   /// - Parameter element: The value that follows.
   /// - Returns: The longer path.
-  public func appending(_ element: any Hashable & Sendable) -> Self {
+  @_disfavoredOverload
+  public func appending(_ element: some Hashable & Sendable) -> Self {
     var copy = self
     copy.append(element)
     return copy
@@ -139,7 +144,8 @@ public struct OperationPath: Hashable, Sendable {
 extension OperationPath {
   /// One type-erased value of an ``OperationPath``.
   ///
-  /// Elements compare and hash like `AnyHashable`, so values of different types are never equal.
+  /// Elements compare and hash like `AnyHashable`: values of different types are equal only where
+  /// `AnyHashable` makes them so, as it does for the same number in different integer types.
   public struct Element: Hashable, Sendable {
     /// The wrapped value.
     public let base: any Hashable & Sendable

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A handle that ends a subscription when cancelled or released.
 ///
 /// Stores, clients, run specifications and observers return one from `subscribe`. The
@@ -79,10 +77,10 @@ extension OperationSubscription: Hashable {
 
 extension OperationSubscription {
   private final class Box: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Lock<(@Sendable () -> Void)?>
 
     init(onCancel: @escaping @Sendable () -> Void) {
-      self.onCancel = Mutex(onCancel)
+      self.onCancel = Lock(onCancel)
     }
 
     func cancel() {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A unit of work that runs at most once, however many times and from wherever it is awaited.
 ///
 /// Stores create an `OperationTask` for every run of an operation, and a state keeps the tasks
@@ -292,7 +290,7 @@ private final class OperationTaskCore: Sendable {
 
   let id = OperationTaskIdentifier()
   private let work: Work
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   init(work: @escaping Work) {
     self.work = work

@@ -1,7 +1,6 @@
 import Operation
 @_spi(Warnings) import OperationCore
 import OperationTestSupport
-import Synchronization
 import Testing
 
 @Suite struct `OperationClient tests` {
@@ -76,7 +75,7 @@ import Testing
     let client = OperationClient(storeCreator: .defaultTesting)
     _ = client.store(for: PathQuery(value: 1, path: [1, "a"]))
     _ = client.store(for: PathQuery(value: 2, path: [1, "b"]))
-    let changes = Mutex([(added: Set<OperationPath>, removed: Set<OperationPath>)]())
+    let changes = Lock([(added: Set<OperationPath>, removed: Set<OperationPath>)]())
     let subscription = client.subscribe(matching: [1]) { change in
       changes.withLock { $0.append((change.storesAdded.paths, change.storesRemoved.paths)) }
     }
@@ -108,7 +107,7 @@ import Testing
   @Test func `Subscriptions Ignore Existing Stores And Edits That Change Nothing`() {
     let client = OperationClient(storeCreator: .defaultTesting)
     _ = client.store(for: PathQuery(value: 1, path: ["a"]))
-    let count = Mutex(0)
+    let count = Lock(0)
     let subscription = client.subscribe { _ in count.withLock { $0 += 1 } }
     client.withStores(matching: []) { _, _ in }
     _ = client.store(for: PathQuery(value: 1, path: ["a"]))
@@ -120,7 +119,7 @@ import Testing
 
   @Test func `Typed Subscriptions Receive Only Stores Of Their State Type`() {
     let client = OperationClient(storeCreator: .defaultTesting)
-    let added = Mutex([OperationPath]())
+    let added = Lock([OperationPath]())
     let subscription = client.subscribe(state: QueryState<String, any Error>.self) { change in
       added.withLock { $0.append(contentsOf: change.storesAdded.map(\.path)) }
     }
@@ -210,7 +209,7 @@ import Testing
 
   @Test func `Stores Created But Not Kept In With Stores Do Not Join The Client`() {
     let client = OperationClient(storeCreator: .defaultTesting)
-    let count = Mutex(0)
+    let count = Lock(0)
     let subscription = client.subscribe { _ in count.withLock { $0 += 1 } }
     client.withStores(matching: []) { _, createStore in
       _ = createStore(for: PathQuery(value: 1, path: ["dropped"]))
@@ -222,7 +221,7 @@ import Testing
 
   @Test func `Subscriptions Only See Stores Under Their Prefix`() {
     let client = OperationClient(storeCreator: .defaultTesting)
-    let added = Mutex([OperationPath]())
+    let added = Lock([OperationPath]())
     let subscription = client.subscribe(matching: ["user"]) { change in
       added.withLock {
         $0.append(contentsOf: change.storesAdded.paths.sorted { "\($0)" < "\($1)" })
@@ -240,7 +239,7 @@ import Testing
     _ = client.store(for: PathQuery(value: 1, path: ["a", 1]))
     _ = client.store(for: PathQuery(value: 2, path: ["a", 2]))
     _ = client.store(for: PathQuery(value: 3, path: ["b"]))
-    let removed = Mutex([Set<OperationPath>]())
+    let removed = Lock([Set<OperationPath>]())
     let subscription = client.subscribe { change in
       removed.withLock { $0.append(change.storesRemoved.paths) }
     }
@@ -253,7 +252,7 @@ import Testing
 
   @Test func `Cancelled Client Subscription Receives No More Changes`() {
     let client = OperationClient(storeCreator: .defaultTesting)
-    let count = Mutex(0)
+    let count = Lock(0)
     let subscription = client.subscribe { _ in count.withLock { $0 += 1 } }
     _ = client.store(for: PathQuery(value: 1, path: ["first"]))
     subscription.cancel()
@@ -264,7 +263,7 @@ import Testing
 
   @Test func `Every Client Subscriber Receives Each Change`() {
     let client = OperationClient(storeCreator: .defaultTesting)
-    let counts = Mutex([0, 0])
+    let counts = Lock([0, 0])
     let first = client.subscribe { _ in counts.withLock { $0[0] += 1 } }
     let second = client.subscribe { _ in counts.withLock { $0[1] += 1 } }
     _ = client.store(for: PathQuery(value: 1, path: ["x"]))
@@ -298,7 +297,7 @@ import Testing
 
   @Test func `Callbacks May Use The Client Without Deadlocking`() {
     let client = OperationClient(storeCreator: .defaultTesting)
-    let seen = Mutex(0)
+    let seen = Lock(0)
     let subscription = client.subscribe { change in
       seen.withLock { $0 = client.stores(matching: []).count }
       _ = change
@@ -311,7 +310,7 @@ import Testing
 
 /// Creates plain detached-style stores and records the paths it was asked for.
 private final class PlainStoreCreator: OperationClient.StoreCreator, Sendable {
-  let created = Mutex([OperationPath]())
+  let created = Lock([OperationPath]())
 
   func store<Operation: StatefulOperationRequest>(
     for operation: sending Operation,

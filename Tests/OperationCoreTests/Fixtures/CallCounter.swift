@@ -1,8 +1,8 @@
-import Synchronization
+import OperationCore
 
 /// A thread-safe count of how many times something happened.
 final class CallCounter: Sendable {
-  private let count = Mutex(0)
+  private let count = Lock(0)
 
   var value: Int {
     self.count.withLock { $0 }

@@ -1,10 +1,9 @@
 import OperationCore
-import Synchronization
 
 /// A query that keeps its continuation after returning `1`, so a test can yield too late.
 struct ContinuationKeepingQuery: QueryRequest {
   final class Box: Sendable {
-    private let stored = Mutex<OperationContinuation<Int, any Error>?>(nil)
+    private let stored = Lock<OperationContinuation<Int, any Error>?>(nil)
 
     var continuation: OperationContinuation<Int, any Error>? {
       get { self.stored.withLock { $0 } }

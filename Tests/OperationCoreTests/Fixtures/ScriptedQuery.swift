@@ -1,13 +1,12 @@
 import OperationCore
-import Synchronization
 
 /// A query whose fetches return the results of a script in order, repeating the last one.
 struct ScriptedQuery: QueryRequest {
   private final class Script: Sendable {
-    private let remaining: Mutex<[Result<Int, TestError>]>
+    private let remaining: Lock<[Result<Int, TestError>]>
 
     init(_ results: [Result<Int, TestError>]) {
-      self.remaining = Mutex(results)
+      self.remaining = Lock(results)
     }
 
     func next() -> Result<Int, TestError> {

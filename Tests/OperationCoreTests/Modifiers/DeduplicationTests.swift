@@ -1,6 +1,5 @@
 import OperationCore
 import OperationTestSupport
-import Synchronization
 import Testing
 
 @Suite struct `Deduplication tests` {
@@ -47,7 +46,7 @@ import Testing
 }
 
 private final class DedupCallCounter: Sendable {
-  private let state = Mutex((calls: 0, waiters: [(Int, CheckedContinuation<Void, Never>)]()))
+  private let state = Lock((calls: 0, waiters: [(Int, CheckedContinuation<Void, Never>)]()))
 
   var calls: Int { self.state.withLock { $0.calls } }
 

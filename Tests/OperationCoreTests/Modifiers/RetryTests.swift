@@ -1,6 +1,5 @@
 import OperationCore
 import OperationTestSupport
-import Synchronization
 import Testing
 
 @Suite struct `Retry tests` {
@@ -71,7 +70,7 @@ private struct RetryTestError: Error, Equatable {
 }
 
 private final class Attempts: Sendable {
-  private let state = Mutex((count: 0, retryIndices: [Int?]()))
+  private let state = Lock((count: 0, retryIndices: [Int?]()))
 
   var count: Int { self.state.withLock { $0.count } }
   var retryIndices: [Int?] { self.state.withLock { $0.retryIndices } }

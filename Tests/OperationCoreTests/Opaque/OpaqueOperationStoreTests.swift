@@ -1,5 +1,4 @@
 import OperationCore
-import Synchronization
 import Testing
 
 @Suite struct `OpaqueOperationStore tests` {
@@ -31,7 +30,7 @@ import Testing
   @Test func `Run Runs The Base Operation`() async throws {
     let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
     let opaque = OpaqueOperationStore(erasing: store)
-    let results = Mutex([Int]())
+    let results = Lock([Int]())
     let value = try await opaque.run(
       handler: OpaqueOperationEventHandler(onResultReceived: { result, _ in
         if case .success(let value as Int) = result {
@@ -56,7 +55,7 @@ import Testing
   @Test func `Subscribe Delivers Erased States`() {
     let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
     let opaque = OpaqueOperationStore(erasing: store)
-    let values = Mutex([Int?]())
+    let values = Lock([Int?]())
     let subscription = opaque.subscribe(
       with: OpaqueOperationEventHandler(onStateChanged: { state, _ in
         values.withLock { $0.append(state.currentValue as? Int) }

@@ -98,6 +98,15 @@ import Testing
     #expect(mutable == ["user", "friends"])
   }
 
+  @Test func `Array Literals Append As Paths`() {
+    let path: OperationPath = ["user"]
+    #expect(path.appending(["friends", 2]) == ["user", "friends", 2])
+    #expect(path.appending(["friends"]) == ["user", "friends"])
+    var mutable = path
+    mutable.append(["friends"])
+    #expect(mutable == ["user", "friends"])
+  }
+
   @Test func `Appending A Value Adds It At The End`() {
     let path: OperationPath = ["user"]
     #expect(path.appending(1) == ["user", 1])

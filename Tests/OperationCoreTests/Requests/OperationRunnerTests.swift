@@ -1,5 +1,4 @@
 import OperationCore
-import Synchronization
 import Testing
 
 @Suite struct `OperationRunner tests` {
@@ -24,7 +23,7 @@ import Testing
 
   @Test func `Runner Continuation Receives Yields`() async throws {
     let runner = OperationRunner(operation: YieldingQuery(yields: [.success(1), .success(2)]))
-    let yielded = Mutex([Int]())
+    let yielded = Lock([Int]())
     let value = try await runner.run(
       with: OperationContinuation { result, _ in
         if case .success(let value) = result {

@@ -234,6 +234,69 @@ import Testing
     #expect(!store.isLoading)
   }
 
+  @Test func `Subscribers Receive The Events Of A Manual Fetch`() async throws {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    let recorder = OperationEventRecorder<State>()
+    let subscription = store.subscribe(with: recorder.queryEventHandler())
+    try await store.fetch()
+    #expect(
+      recorder.events == [
+        .stateChanged, .stateChanged, .runStarted, .resultReceived(.success(1)), .runEnded,
+        .stateChanged,
+      ]
+    )
+    subscription.cancel()
+  }
+
+  @Test func `Resubscribing After Everyone Left Runs Again When Stale`() async throws {
+    let query = GatedQuery()
+    let store = OperationStore.detached(
+      query: query.enableAutomaticRunning(onlyWhen: .always(true)),
+      initialValue: nil
+    )
+    query.gate.open()
+    let first = store.subscribe(with: OperationEventHandler())
+    try await #require(store.activeTasks.first).runIfNeeded()
+    first.cancel()
+    #expect(query.fetchCount.value == 1)
+
+    let second = store.subscribe(with: OperationEventHandler())
+    try await #require(store.activeTasks.first).runIfNeeded()
+    #expect(query.fetchCount.value == 2)
+    second.cancel()
+  }
+
+  @Test(arguments: [true, false])
+  func `Automatic Running Follows Its Specification`(isEnabled: Bool) {
+    let query = GatedQuery()
+    let store = OperationStore.detached(
+      query: query.enableAutomaticRunning(onlyWhen: .always(isEnabled)),
+      initialValue: nil
+    )
+    #expect(store.isAutomaticRunningEnabled == isEnabled)
+    let subscription = store.subscribe(with: OperationEventHandler())
+    #expect(store.activeTasks.count == (isEnabled ? 1 : 0))
+    subscription.cancel()
+    query.gate.open()
+  }
+
+  @Test func `Disabling Automatic Running Overrides An Outer Enable`() {
+    let store = OperationStore.detached(
+      query: TestQuery().disableAutomaticRunning().enableAutomaticRunning(onlyWhen: .always(true)),
+      initialValue: nil
+    )
+    #expect(!store.isAutomaticRunningEnabled)
+  }
+
+  @Test func `Task Locals Of The Caller Reach The Query`() async throws {
+    let store = OperationStore.detached(
+      query: ContextReadingQuery { _ in StoreTestLocals.value },
+      initialValue: nil
+    )
+    let value = try await StoreTestLocals.$value.withValue(42) { try await store.fetch() }
+    #expect(value == 42)
+  }
+
   // MARK: - Yields
 
   @Test func `Yields Update The Current Value While Loading`() async throws {
@@ -448,4 +511,8 @@ import Testing
     #expect(recorder.states.map(\.currentValue) == [1, 2, 3])
     subscription.cancel()
   }
+}
+
+private enum StoreTestLocals {
+  @TaskLocal static var value = 0
 }

@@ -1,6 +1,5 @@
 @_spi(Warnings) import OperationCore
 import OperationTestSupport
-import Synchronization
 import Testing
 
 @Suite struct `OperationTask tests` {
@@ -26,7 +25,7 @@ import Testing
   }
 
   @Test func `Dependencies Run First And Their Errors Are Ignored`() async throws {
-    let log = Mutex([String]())
+    let log = Lock([String]())
     let failing = OperationTask<Int, any Error>(context: OperationContext()) { _, _ in
       log.withLock { $0.append("failing") }
       throw TestError()

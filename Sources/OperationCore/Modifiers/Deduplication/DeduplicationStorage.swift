@@ -1,10 +1,8 @@
-import Synchronization
-
 /// The runs in flight of one deduplicated operation in one store.
 final class DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
   typealias Group = DeduplicationGroup<Value, Failure>
 
-  private let groups = Mutex([(context: OperationContext, group: Group)]())
+  private let groups = Lock([(context: OperationContext, group: Group)]())
 
   /// Joins an in-flight run that `isDuplicate` accepts, or starts a new one with `work`.
   func join(
@@ -44,7 +42,7 @@ final class DeduplicationGroup<Value: Sendable, Failure: Error>: Sendable {
     var nextWaiter = 0
   }
 
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   func addWaiter() -> Int {
     self.state.withLock { state in
