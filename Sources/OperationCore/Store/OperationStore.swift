@@ -46,6 +46,8 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     var subscribers = Subscribers<OperationEventHandler<State>>()
     var automaticRunTask: OperationTask<State.OperationValue, State.Failure>?
     var taskNamePrefix: String?
+    /// The subscriptions of the context's controllers, released (and so cancelled) with the store.
+    var controllerSubscriptions = [OperationSubscription]()
   }
 
   package init<Operation: StatefulOperationRequest>(
@@ -58,6 +60,24 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     self.path = operation.path
     self.operation = RunBox(operation)
     self.lock = RecursiveLock(Storage(state: initialState, context: context))
+    self.attachControllers(context: context, initialState: initialState)
+  }
+
+  private func attachControllers(context: OperationContext, initialState: State) {
+    func control<Controller: OperationController>(
+      _ controller: Controller
+    ) -> OperationSubscription? {
+      let controls = OperationControls(
+        store: self,
+        defaultContext: context,
+        initialState: initialState
+      )
+      guard let controls = controls as? OperationControls<Controller.State> else { return nil }
+      return controller.control(with: controls)
+    }
+    let subscriptions = context.operationControllers.compactMap { control($0) }
+    guard !subscriptions.isEmpty else { return }
+    self.lock.withLock { $0.controllerSubscriptions = subscriptions }
   }
 }
 

@@ -84,6 +84,22 @@ extension OperationWarning {
     )
   }
 
+  /// An ``OperationController`` used its ``OperationControls`` after their store was deallocated.
+  ///
+  /// - Parameter stateType: The state type of the store.
+  public static func controllerDeallocatedStoreAccess(stateType: any Any.Type) -> Self {
+    Self(
+      """
+      An OperationController used the controls of an OperationStore<\(typeName(stateType))> \
+      that has been deallocated; the access did nothing.
+
+      A store owns the controls it hands to its controllers. Release the controls (and stop the \
+      work that uses them) in the OperationSubscription that control(with:) returns: the store \
+      cancels it when it is deallocated.
+      """
+    )
+  }
+
   /// Scheduling an ``OperationTask`` after another would have made a cycle, so it was ignored.
   ///
   /// - Parameter info: The tasks along the cycle, starting and ending with the same task.
