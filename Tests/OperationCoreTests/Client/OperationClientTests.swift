@@ -295,6 +295,15 @@ import Testing
     #expect(!store.isAutomaticRunningEnabled)
   }
 
+  @Test func `A Client Store Calls Its Controller Once However Often It Is Requested`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let spec = ManualRunSpecification()
+    let query = PathQuery(value: 1, path: ["controlled"]).rerunOnChange(of: spec)
+    _ = client.store(for: query)
+    _ = client.store(for: query)
+    #expect(spec.subscriberCount == 1)
+  }
+
   @Test func `Callbacks May Use The Client Without Deadlocking`() {
     let client = OperationClient(storeCreator: .defaultTesting)
     let seen = Lock(0)
