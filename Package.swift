@@ -16,6 +16,12 @@ let package = Package(
     .library(name: "Operation", targets: ["Operation"]),
     .library(name: "OperationTestSupport", targets: ["OperationTestSupport"]),
   ],
+  traits: [
+    .trait(
+      name: "SwiftOperationLogging",
+      description: "Adds the logDuration(with:at:) modifier and OperationContext.operationLogger."
+    )
+  ],
   dependencies: [
     // `IdentifiedArrayOf` is part of the public API that swift-operation 0.5 exposes
     // (`QueryState.activeTasks`, mutation history, `Pages`), so source compatibility needs it.
@@ -25,6 +31,9 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     // `swift package generate-documentation` for the DocC catalogs.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    // `Logger` for `logDuration(with:at:)` and `OperationContext.operationLogger`. Only the
+    // `SwiftOperationLogging` trait links it, so apps that do not log pay nothing for it.
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     .target(
@@ -32,6 +41,11 @@ let package = Package(
       dependencies: [
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(
+          name: "Logging",
+          package: "swift-log",
+          condition: .when(traits: ["SwiftOperationLogging"])
+        ),
       ]
     ),
     .target(
@@ -55,6 +69,12 @@ let package = Package(
         // NB: Lets `reportIssue` record warnings as Swift Testing issues, which `withKnownIssue`
         // matches; without it they are only printed.
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        // NB: The logging tests build a `Logger` with a capturing handler.
+        .product(
+          name: "Logging",
+          package: "swift-log",
+          condition: .when(traits: ["SwiftOperationLogging"])
+        ),
       ]
     ),
   ],
