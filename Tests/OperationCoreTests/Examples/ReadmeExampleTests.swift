@@ -45,6 +45,7 @@ extension Post {
 
 @Suite(.serialized) struct `README example tests` {
   @Test func `The Post Query Fetches And Decodes A Post`() async throws {
+    prepareSharedSessionForStub()
     #expect(URLProtocol.registerClass(StubPostsProtocol.self))
     defer { URLProtocol.unregisterClass(StubPostsProtocol.self) }
 
@@ -57,6 +58,7 @@ extension Post {
   }
 
   @Test func `The Post Query Returns Nil For A Missing Post`() async throws {
+    prepareSharedSessionForStub()
     #expect(URLProtocol.registerClass(StubPostsProtocol.self))
     defer { URLProtocol.unregisterClass(StubPostsProtocol.self) }
 
@@ -65,6 +67,29 @@ extension Post {
     #expect(store.status.isSuccessful)
   }
 }
+
+/// Makes sure `URLSession.shared` asks ``StubPostsProtocol`` before the built-in HTTP protocol.
+///
+/// On Linux, `URLSession.shared` copies the registered protocol classes once, when it is first
+/// used, and the built-in HTTP protocol registers itself when the process creates its first
+/// session. If another test (such as the `URLConnectionObserver` tests) created a session before
+/// this suite ran, that copy would list the HTTP protocol first and the stub would never be asked.
+/// So, once per process, register the stub and move the built-in protocols behind it before the
+/// shared session exists.
+private func prepareSharedSessionForStub() {
+  _ = sharedSessionPrepared
+}
+
+private let sharedSessionPrepared: Void = {
+  #if canImport(FoundationNetworking)
+    _ = URLProtocol.registerClass(StubPostsProtocol.self)
+    for builtIn in URLSessionConfiguration.default.protocolClasses ?? [] {
+      URLProtocol.unregisterClass(builtIn)
+      _ = URLProtocol.registerClass(builtIn)
+    }
+    _ = URLSession.shared
+  #endif
+}()
 
 /// Answers requests for `https://dummyjson.com/posts/<id>` without the network: post 1 exists,
 /// every other id is a 404.
