@@ -51,14 +51,6 @@ import Testing
     observer.stop()
   }
 
-  @Test func `Starting Shared Returns The Running Shared Observer`() {
-    let observer = URLConnectionObserver.startingShared()
-    #expect(observer === URLConnectionObserver.shared)
-    #expect(observer.isRunning)
-    // NB: Stop it so that it does not keep pinging the real default URL.
-    observer.stop()
-  }
-
   @Test func `Subscribing Calls Back At Once And Starts The Observer`() async {
     let stub = ConnectivityStub([.failure(.timedOut)])
     let clock = TestClock()
