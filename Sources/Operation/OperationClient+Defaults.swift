@@ -2,7 +2,7 @@ import IssueReporting
 
 extension OperationClient {
   /// Creates a client with the default store creator: ``OperationClient/StoreCreator/defaultTesting``
-  /// under a test runner, ``OperationClient/StoreCreator/default(retryLimit:backoff:delayer:automaticRunningSpecification:)``
+  /// under a test runner, ``OperationClient/StoreCreator/default(retryLimit:backoff:delayer:automaticRunningSpecification:networkObserver:activityObserver:)``
   /// otherwise.
   ///
   /// - Parameters:
@@ -19,16 +19,39 @@ extension OperationClient {
     )
   }
 
+  /// The network observer that default store creators rerun operations with on reconnection.
+  ///
+  /// `NWPathMonitorObserver` on Apple platforms, ``LinuxNetworkObserver`` (the kernel's view of
+  /// the network interfaces) on Linux, and ``URLConnectionObserver`` elsewhere. Reading it starts
+  /// the shared observer.
+  public static var defaultNetworkObserver: (any NetworkObserver & Sendable)? {
+    AnySendableNetworkObserver.platformDefault
+  }
+
+  /// The application activity observer that default store creators rerun operations with when
+  /// the application becomes active.
+  ///
+  /// There is no system notion of an active application on Linux, so this is `nil` there; a
+  /// Linux app or server that has one passes a ``ManualApplicationActivityObserver`` to
+  /// ``OperationClient/StoreCreator/default(retryLimit:backoff:delayer:automaticRunningSpecification:networkObserver:activityObserver:)``
+  /// and feeds it from its own lifecycle.
+  public static var defaultApplicationActivityObserver: (any ApplicationActivityObserver & Sendable)?
+  {
+    nil
+  }
+
   /// The store creator that adds the library's default modifiers to every operation.
   ///
   /// Every operation gets `.retry(limit:)`, `.backoff(_:)` and `.delayer(_:)`, then
-  /// `.enableAutomaticRunning(onlyWhen:)` and `.deduplicated()`. The defaults sit outside the
+  /// `.enableAutomaticRunning(onlyWhen:)`, `.rerunOnChange(of:)` (the network reconnecting and
+  /// the application becoming active) and `.deduplicated()`. The defaults sit outside the
   /// operation's own modifiers, so the operation's own context-setting modifiers win.
   public struct DefaultStoreCreator: StoreCreator, Sendable {
     let retryLimit: Int
     let backoff: OperationBackoffFunction?
     let delayer: (any OperationDelayer & Sendable)?
     let automaticRunningSpecification: AnySendableRunSpecification
+    let rerunSpecification: AnySendableRunSpecification
 
     /// Creates a detached store for an operation wrapped in the default modifiers.
     ///
@@ -50,6 +73,7 @@ extension OperationClient {
           .backoff(backoff)
           .delayer(AnySendableDelayer(delayer))
           .enableAutomaticRunning(onlyWhen: self.automaticRunningSpecification)
+          .rerunOnChange(of: self.rerunSpecification)
           .deduplicated(),
         initialState: initialState,
         initialContext: context
@@ -59,36 +83,68 @@ extension OperationClient {
 }
 
 extension OperationClient.StoreCreator where Self == OperationClient.DefaultStoreCreator {
-  /// The defaults for tests: no retries, no backoff, no delays, automatic running on.
+  /// The default store creator for tests: no retries, no backoff, no delays, automatic running
+  /// on, and no reruns on network or activity changes.
   public static var defaultTesting: Self {
     .default(
       retryLimit: 0,
       backoff: .noBackoff,
       delayer: NoDelayer(),
-      automaticRunningSpecification: AlwaysRunSpecification(isTrue: true)
+      automaticRunningSpecification: AlwaysRunSpecification(isTrue: true),
+      networkObserver: nil,
+      activityObserver: nil
     )
   }
 
-  /// The library's defaults.
+  /// The default store creator.
+  ///
+  /// Operations rerun (when subscribed, stale and allowed to run automatically) when the network
+  /// reconnects and the application becomes active: with both observers the rerun specification
+  /// is `.connected(to:) && .applicationIsActive(observer:)`, with one it is that one, and with
+  /// none operations never rerun on a change.
   ///
   /// - Parameters:
-  ///   - retryLimit: The number of retries; 3 by default.
-  ///   - backoff: The backoff between retries; the context's (exponential from 1 s) by default.
-  ///   - delayer: The delayer retries wait with; the context's by default.
-  ///   - automaticRunningSpecification: When stores may run by themselves; always by default.
-  /// - Returns: The store creator.
+  ///   - retryLimit: How many times a failed run is retried.
+  ///   - backoff: The backoff between retries; `nil` uses the context's.
+  ///   - delayer: The delayer for backoff; `nil` uses the context's.
+  ///   - automaticRunningSpecification: When stores may run by themselves.
+  ///   - networkObserver: Reruns operations when the network reconnects; `nil` turns that off.
+  ///   - activityObserver: Reruns operations when the application becomes active; `nil` turns
+  ///     that off.
+  /// - Returns: The creator.
   public static func `default`(
     retryLimit: Int = 3,
     backoff: OperationBackoffFunction? = nil,
     delayer: (any OperationDelayer & Sendable)? = nil,
     automaticRunningSpecification: any OperationRunSpecification & Sendable =
-      AlwaysRunSpecification(isTrue: true)
+      AlwaysRunSpecification(isTrue: true),
+    networkObserver: (any NetworkObserver & Sendable)? = OperationClient.defaultNetworkObserver,
+    activityObserver: (any ApplicationActivityObserver & Sendable)? = OperationClient
+      .defaultApplicationActivityObserver
   ) -> Self {
-    OperationClient.DefaultStoreCreator(
+    let network = networkObserver.map {
+      AnySendableRunSpecification(.connected(to: AnySendableNetworkObserver($0)))
+    }
+    let activity = activityObserver.map {
+      AnySendableRunSpecification(.applicationIsActive(observer: $0))
+    }
+    let rerunSpecification: AnySendableRunSpecification
+    switch (network, activity) {
+    case (let network?, let activity?):
+      rerunSpecification = AnySendableRunSpecification(network && activity)
+    case (let network?, nil):
+      rerunSpecification = network
+    case (nil, let activity?):
+      rerunSpecification = activity
+    case (nil, nil):
+      rerunSpecification = AnySendableRunSpecification(AlwaysRunSpecification(isTrue: false))
+    }
+    return OperationClient.DefaultStoreCreator(
       retryLimit: retryLimit,
       backoff: backoff,
       delayer: delayer,
-      automaticRunningSpecification: AnySendableRunSpecification(automaticRunningSpecification)
+      automaticRunningSpecification: AnySendableRunSpecification(automaticRunningSpecification),
+      rerunSpecification: rerunSpecification
     )
   }
 }
