@@ -17,17 +17,54 @@ extension OperationRequest {
   /// - Parameter limit: The number of retries.
   /// - Returns: The modified operation.
   public func retry(limit: Int) -> ModifiedOperation<Self, _RetryModifier<Self>> {
-    self.modifier(_RetryModifier(limit: limit))
+    self.modifier(_RetryModifier(limit: limit, shouldRetry: { _, _ in true }))
+  }
+
+  /// Retries the operation when it fails and a predicate agrees, waiting by the context's backoff
+  /// function between attempts.
+  ///
+  /// This is ``retry(limit:)`` with a retry strategy: after each failed attempt that may still be
+  /// retried, the modifier calls `shouldRetry` with the number of failures so far (1 after the
+  /// first attempt) and the attempt's error. Returning `false` ends the run at once with that
+  /// error, without waiting. The predicate is not called after the last allowed attempt.
+  ///
+  /// ```swift
+  /// let request = UploadPhoto(photo)
+  ///   .retry(limit: 5) { failureCount, error in
+  ///     !(error is CancellationError) && !(error is ValidationError)
+  ///   }
+  /// ```
+  ///
+  /// The predicate belongs to this modifier. As with ``retry(limit:)``, only the innermost retry
+  /// acts, with its own predicate: an outer retry's predicate is never called, and an inner
+  /// ``retry(limit:)`` without a predicate retries every failure. The context's
+  /// ``OperationContext/operationMaxRetries`` still overrides `limit` at run time.
+  ///
+  /// Cancellation: the predicate also sees the `CancellationError` of a cancelled attempt;
+  /// return `false` for it to stop retrying a cancelled run at once.
+  ///
+  /// - Parameters:
+  ///   - limit: The largest number of retries.
+  ///   - shouldRetry: Whether to retry after `failureCount` failures, the last with `error`.
+  /// - Returns: The modified operation.
+  public func retry(
+    limit: Int,
+    shouldRetry: @escaping @Sendable (_ failureCount: Int, _ error: Failure) -> Bool
+  ) -> ModifiedOperation<Self, _RetryModifier<Self>> {
+    self.modifier(_RetryModifier(limit: limit, shouldRetry: shouldRetry))
   }
 }
 
-/// The modifier behind ``OperationRequest/retry(limit:)``.
+/// The modifier behind ``OperationRequest/retry(limit:)`` and
+/// ``OperationRequest/retry(limit:shouldRetry:)``.
 public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Sendable {
   let limit: Int
+  let shouldRetry: @Sendable (Int, Operation.Failure) -> Bool
   private let identity = nextRetryIdentity.add(1, ordering: .relaxed).newValue
 
-  init(limit: Int) {
+  init(limit: Int, shouldRetry: @escaping @Sendable (Int, Operation.Failure) -> Bool) {
     self.limit = limit
+    self.shouldRetry = shouldRetry
   }
 
   /// Writes the retry limit to the context and claims the retries for this modifier, then sets up
@@ -43,6 +80,7 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
   /// Runs the operation, retrying failures when this is the innermost retry modifier.
   ///
   /// An outer retry modifier runs the operation once and leaves the retries to the inner one.
+  /// A failure that the predicate declines to retry is thrown at once.
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
@@ -58,6 +96,7 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
       do {
         return try await operation.run(isolation: isolation, in: context, with: continuation)
       } catch {
+        guard self.shouldRetry(index + 1, error) else { throw error }
         try? await context.operationDelayer.delay(for: context.operationBackoffFunction(index + 1))
         context.operationRetryIndex = index
       }

@@ -45,6 +45,96 @@ import Testing
     #expect(indices.retryIndices == [nil, 0, 1])
   }
 
+  @Test func `Predicate Sees Failure Counts And Errors In Order`() async {
+    let attempts = Attempts()
+    let calls = PredicateCalls()
+    let runner = OperationRunner(
+      operation: AlwaysFailing(attempts: attempts)
+        .retry(limit: 3) { failureCount, error in
+          calls.record(failureCount, error)
+          return true
+        }
+        .delayer(.noDelay)
+    )
+    await #expect(throws: RetryTestError(attempt: 4)) { try await runner.run() }
+    #expect(attempts.count == 4)
+    #expect(calls.failureCounts == [1, 2, 3])
+    #expect(calls.failedAttempts == [1, 2, 3])
+  }
+
+  @Test func `Predicate Returning False Stops And Throws That Error`() async {
+    let attempts = Attempts()
+    let delayer = RecordingDelayer()
+    let runner = OperationRunner(
+      operation: AlwaysFailing(attempts: attempts)
+        .retry(limit: 5) { failureCount, _ in failureCount < 2 }
+        .delayer(delayer)
+        .backoff(.linear(.seconds(1)))
+    )
+    await #expect(throws: RetryTestError(attempt: 2)) { try await runner.run() }
+    #expect(attempts.count == 2)
+    #expect(delayer.delays == [.seconds(1)])
+  }
+
+  @Test func `Predicate Is Not Called Without Retries Left`() async {
+    let calls = PredicateCalls()
+    let runner = OperationRunner(
+      operation: AlwaysFailing(attempts: Attempts())
+        .retry(limit: 0) { failureCount, error in
+          calls.record(failureCount, error)
+          return true
+        }
+    )
+    await #expect(throws: RetryTestError(attempt: 1)) { try await runner.run() }
+    #expect(calls.failureCounts.isEmpty)
+  }
+
+  @Test func `Innermost Retry Uses Its Own Predicate`() async {
+    let attempts = Attempts()
+    let runner = OperationRunner(
+      operation: AlwaysFailing(attempts: attempts)
+        .retry(limit: 3) { _, _ in false }
+        .retry(limit: 5)
+        .delayer(.noDelay)
+    )
+    _ = try? await runner.run()
+    #expect(attempts.count == 1)
+  }
+
+  @Test func `Outer Retry Predicate Is Never Called`() async {
+    let attempts = Attempts()
+    let calls = PredicateCalls()
+    let runner = OperationRunner(
+      operation: AlwaysFailing(attempts: attempts)
+        .retry(limit: 2)
+        .retry(limit: 5) { failureCount, error in
+          calls.record(failureCount, error)
+          return false
+        }
+        .delayer(.noDelay)
+    )
+    _ = try? await runner.run()
+    #expect(attempts.count == 3)
+    #expect(calls.failureCounts.isEmpty)
+  }
+
+  @Test func `Context Max Retries Overrides The Limit Of A Predicate Retry`() async {
+    let attempts = Attempts()
+    let calls = PredicateCalls()
+    var runner = OperationRunner(
+      operation: AlwaysFailing(attempts: attempts)
+        .retry(limit: 1) { failureCount, error in
+          calls.record(failureCount, error)
+          return true
+        }
+        .delayer(.noDelay)
+    )
+    runner.context.operationMaxRetries = 3
+    _ = try? await runner.run()
+    #expect(attempts.count == 4)
+    #expect(calls.failureCounts == [1, 2, 3])
+  }
+
   @Test func `Backoff Functions Follow Their Curves`() {
     #expect(
       (0...5).map { OperationBackoffFunction.exponential(.seconds(1))($0) }
@@ -67,6 +157,20 @@ import Testing
 
 private struct RetryTestError: Error, Equatable {
   let attempt: Int
+}
+
+private final class PredicateCalls: Sendable {
+  private let state = Lock((failureCounts: [Int](), failedAttempts: [Int]()))
+
+  var failureCounts: [Int] { self.state.withLock { $0.failureCounts } }
+  var failedAttempts: [Int] { self.state.withLock { $0.failedAttempts } }
+
+  func record(_ failureCount: Int, _ error: any Error) {
+    self.state.withLock { state in
+      state.failureCounts.append(failureCount)
+      state.failedAttempts.append((error as? RetryTestError)?.attempt ?? -1)
+    }
+  }
 }
 
 private final class Attempts: Sendable {
