@@ -35,7 +35,8 @@ extension OperationClient {
   /// Linux app or server that has one passes a ``ManualApplicationActivityObserver`` to
   /// ``OperationClient/StoreCreator/default(retryLimit:backoff:delayer:automaticRunningSpecification:networkObserver:activityObserver:)``
   /// and feeds it from its own lifecycle.
-  public static var defaultApplicationActivityObserver: (any ApplicationActivityObserver & Sendable)?
+  public static var defaultApplicationActivityObserver:
+    (any ApplicationActivityObserver & Sendable)?
   {
     nil
   }
