@@ -24,6 +24,11 @@ public struct OperationEventHandler<State: OperationState>: Sendable {
   public var onResultReceived:
     (@Sendable (Result<State.OperationValue, State.Failure>, OperationContext) -> Void)?
 
+  /// Called with the events that an operation sends through
+  /// ``OperationContext/operationEventSink`` during a run, such as the page events of a
+  /// paginated request, in order with the store's other events.
+  package var onOperationEvent: (@Sendable (any Sendable, OperationContext) -> Void)?
+
   /// Creates a handler.
   ///
   /// - Parameters:

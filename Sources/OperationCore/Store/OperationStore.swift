@@ -262,6 +262,9 @@ extension OperationStore {
     var context = context ?? storage.context
     context.runningOperationStore = OpaqueOperationStore(erasing: self)
     context.runEventHandler = handler.map(RunEventHandler.init)
+    context.operationEventSink = OperationEventSink { [weak self] event, eventContext in
+      self?.notify(runHandler: handler) { $0.onOperationEvent?(event, eventContext) }
+    }
     if overridesName || context.operationTaskConfiguration.name == nil {
       let prefix = storage.taskNamePrefix ?? typeName(Self.self)
       storage.taskNamePrefix = prefix
@@ -459,6 +462,40 @@ extension OperationContext {
 
   private enum RunEventHandlerKey: Key {
     static let defaultValue: RunEventHandler? = nil
+  }
+}
+
+extension OperationContext {
+  /// Where an operation sends events of its own kind during a run, for example the page events
+  /// of a paginated request; `nil` outside a store's run.
+  ///
+  /// The store delivers each event to its subscribers' and the run handler's
+  /// `onOperationEvent`, in order with its other events.
+  package var operationEventSink: OperationEventSink? {
+    get { self[OperationEventSinkKey.self] }
+    set { self[OperationEventSinkKey.self] = newValue }
+  }
+
+  private enum OperationEventSinkKey: Key {
+    static let defaultValue: OperationEventSink? = nil
+  }
+}
+
+/// Delivers an operation's own events to the subscribers of the store that runs it.
+package struct OperationEventSink: Sendable {
+  private let deliver: @Sendable (any Sendable, OperationContext) -> Void
+
+  package init(deliver: @escaping @Sendable (any Sendable, OperationContext) -> Void) {
+    self.deliver = deliver
+  }
+
+  /// Sends an event to the store's subscribers and to the run's handler.
+  ///
+  /// - Parameters:
+  ///   - event: The event.
+  ///   - context: The context of the event.
+  package func send(_ event: any Sendable, in context: OperationContext) {
+    self.deliver(event, context)
   }
 }
 

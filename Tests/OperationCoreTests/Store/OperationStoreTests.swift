@@ -493,6 +493,30 @@ import Testing
     #expect(try await store.fetch() == ObjectIdentifier(store))
   }
 
+  @Test func `Operation Events Reach Subscribers In Order With The Run Events`() async throws {
+    let store = OperationStore.detached(
+      query: ContextReadingQuery { context in
+        context.operationEventSink?.send("page 1", in: context)
+        return 1
+      },
+      initialValue: nil
+    )
+    let log = Lock([String]())
+    var handler = OperationEventHandler<QueryState<Int, any Error>>(
+      onRunStarted: { _ in log.withLock { $0.append("started") } },
+      onRunEnded: { _ in log.withLock { $0.append("ended") } }
+    )
+    handler.onOperationEvent = { event, _ in log.withLock { $0.append("\(event)") } }
+    let subscription = store.subscribe(with: handler)
+    let runLog = Lock([String]())
+    var runHandler = OperationEventHandler<QueryState<Int, any Error>>()
+    runHandler.onOperationEvent = { event, _ in runLog.withLock { $0.append("\(event)") } }
+    try await store.run(handler: runHandler)
+    #expect(log.withLock { $0 } == ["started", "page 1", "ended"])
+    #expect(runLog.withLock { $0 } == ["page 1"])
+    subscription.cancel()
+  }
+
   // MARK: - Exclusive access
 
   @Test func `Exclusive Access Allows Reentrant Writes And Delivers Events After`() {
