@@ -135,23 +135,30 @@ import Testing
     #expect(calls.failureCounts == [1, 2, 3])
   }
 
-  @Test func `Backoff Functions Follow Their Curves`() {
-    #expect(
-      (0...5).map { OperationBackoffFunction.exponential(.seconds(1))($0) }
-        == [0, 1, 2, 4, 8, 16].map { .seconds($0) }
+  @Test(arguments: [1, 3])
+  func `Succeeds On The Attempt That Succeeds`(failures: Int) async throws {
+    let query = ScriptedQuery(
+      Array(repeating: .failure(TestError()), count: failures) + [.success(9)]
     )
-    #expect(
-      (0...5).map { OperationBackoffFunction.fibonacci(.seconds(1))($0) }
-        == [0, 1, 1, 2, 3, 5].map { .seconds($0) }
+    let delayer = RecordingDelayer()
+    let runner = OperationRunner(
+      operation: query.retry(limit: 3).delayer(delayer).backoff(.linear(.seconds(1)))
     )
-    #expect(
-      (0...3).map { OperationBackoffFunction.linear(.seconds(2))($0) }
-        == [0, 2, 4, 6].map { .seconds($0) }
+    #expect(try await runner.run() == 9)
+    #expect(delayer.delays == (1...failures).map { .seconds($0) })
+  }
+
+  @Test func `A Cancelled Run Whose Body Ignores Cancellation Still Succeeds`() async throws {
+    let query = CancellationIgnoringQuery(value: 4)
+    query.gate.open()
+    let store = OperationStore.detached(
+      query: query.retry(limit: 3).delayer(.noDelay),
+      initialValue: nil
     )
-    #expect(OperationBackoffFunction.noBackoff(3) == .zero)
-    #expect(
-      OperationBackoffFunction.noBackoff.description == "OperationBackoffFunction(No Backoff)"
-    )
+    let task = store.fetchTask()
+    task.cancel()
+    #expect(try await task.runIfNeeded() == 4)
+    #expect(store.currentValue == 4)
   }
 }
 
