@@ -6,8 +6,8 @@ import Testing
   import FoundationNetworking
 #endif
 
-// The README's query example, as written in the seed README, apart from the `rerunOnChange` line
-// that a later issue covers.
+// The README's query example, as written in the README. Its `rerunOnChange` line uses the Linux
+// network observer, so it is compiled on Linux only.
 
 struct Post: Hashable, Identifiable, Sendable, Codable {
   let id: Int
@@ -23,6 +23,11 @@ extension Post {
     Query(id: id)
       .retry(limit: 3)
       .deduplicated()
+      #if os(Linux)
+        // Refetch when the network comes back. On Apple platforms use
+        // NWPathMonitorObserver.startingShared(); `.platformDefault` picks for you.
+        .rerunOnChange(of: .connected(to: LinuxNetworkObserver.startingShared()))
+      #endif
   }
 
   struct Query: QueryRequest, Hashable {
