@@ -31,8 +31,10 @@ extension OperationClient {
   /// The application activity observer that default store creators rerun operations with when
   /// the application becomes active.
   ///
-  /// There is no system notion of an active application on Linux, so this is `nil` there; a
-  /// Linux app or server that has one passes a ``ManualApplicationActivityObserver`` to
+  /// This package has no system observer of application activity yet (upstream observes UIKit,
+  /// AppKit and WatchKit notifications on Apple platforms, and Linux has no such notion), so this
+  /// is `nil` on every platform. An app or server that knows when it is active passes a
+  /// ``ManualApplicationActivityObserver`` to
   /// ``OperationClient/StoreCreator/default(retryLimit:backoff:delayer:automaticRunningSpecification:networkObserver:activityObserver:)``
   /// and feeds it from its own lifecycle.
   public static var defaultApplicationActivityObserver:
