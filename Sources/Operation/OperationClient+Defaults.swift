@@ -45,9 +45,11 @@ extension OperationClient {
 
   /// The store creator that adds the library's default modifiers to every operation.
   ///
-  /// Every operation gets `.retry(limit:)`, `.backoff(_:)` and `.delayer(_:)`, then
-  /// `.enableAutomaticRunning(onlyWhen:)`, `.rerunOnChange(of:)` (the network reconnecting and
-  /// the application becoming active) and `.deduplicated()`. The defaults sit outside the
+  /// Every operation gets `.retry(limit:)`, `.backoff(_:)` and `.delayer(_:)`. Operations other
+  /// than mutations then get `.enableAutomaticRunning(onlyWhen:)`, `.rerunOnChange(of:)` (the
+  /// network reconnecting and the application becoming active) and `.deduplicated()`; mutations
+  /// (operations whose state is a mutation state, such as a ``MutationRequest`` with or without a
+  /// default value) do not, so their stores never run by themselves. The defaults sit outside the
   /// operation's own modifiers, so the operation's own context-setting modifiers win.
   public struct DefaultStoreCreator: StoreCreator, Sendable {
     let retryLimit: Int
@@ -71,23 +73,29 @@ extension OperationClient {
     ) -> OperationStore<Operation.State> {
       let backoff = self.backoff ?? context.operationBackoffFunction
       let delayer = self.delayer ?? context.operationDelayer
-      return .detached(
-        operation: operation.retry(limit: self.retryLimit)
-          .backoff(backoff)
-          .delayer(AnySendableDelayer(delayer))
-          .enableAutomaticRunning(onlyWhen: self.automaticRunningSpecification)
-          .rerunOnChange(of: self.rerunSpecification)
-          .deduplicated(),
-        initialState: initialState,
-        initialContext: context
-      )
+      let retrying = operation.retry(limit: self.retryLimit)
+        .backoff(backoff)
+        .delayer(AnySendableDelayer(delayer))
+      // NB: A mutation changes data, so a store never runs one by itself: no automatic running,
+      // no reruns, and no deduplication of attempts that may carry different arguments. The check
+      // is on the state type, so that wrappers such as `defaultValue(_:)` count too.
+      if Operation.State.self is any _MutationStateProtocol.Type {
+        return .detached(operation: retrying, initialState: initialState, initialContext: context)
+      }
+      let automatic =
+        retrying
+        .enableAutomaticRunning(onlyWhen: self.automaticRunningSpecification)
+        .rerunOnChange(of: self.rerunSpecification)
+        .deduplicated()
+      return .detached(operation: automatic, initialState: initialState, initialContext: context)
     }
   }
 }
 
 extension OperationClient.StoreCreator where Self == OperationClient.DefaultStoreCreator {
   /// The default store creator for tests: no retries, no backoff, no delays, automatic running
-  /// on, and no reruns on network or activity changes.
+  /// on (except for mutations, which never run by themselves), and no reruns on network or
+  /// activity changes.
   public static var defaultTesting: Self {
     .default(
       retryLimit: 0,

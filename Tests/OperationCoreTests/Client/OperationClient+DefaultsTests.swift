@@ -65,4 +65,70 @@ import Testing
     #expect(store.context.operationControllers.count == 1)
     #expect(store.isAutomaticRunningEnabled)
   }
+
+  // MARK: - Mutations
+
+  @Test func `The Default Creator Never Runs Mutations By Themselves`() {
+    let network = MockNetworkObserver(initialStatus: .disconnected)
+    let activity = ManualApplicationActivityObserver(isActive: false)
+    let client = OperationClient(
+      storeCreator: .default(
+        retryLimit: 2,
+        backoff: .noBackoff,
+        delayer: NoDelayer(),
+        networkObserver: network,
+        activityObserver: activity
+      )
+    )
+    let mutation = EchoMutation()
+    let store = client.store(for: mutation)
+    #expect(!store.isAutomaticRunningEnabled)
+    #expect(store.context.operationControllers.isEmpty)
+    #expect(store.context.operationMaxRetries == 2)
+
+    let subscription = store.subscribe(with: MutationEventHandler())
+    activity.send(isActive: true)
+    network.send(status: .connected)
+    #expect(mutation.attempts.value == 0)
+    #expect(store.history.isEmpty)
+    subscription.cancel()
+  }
+
+  @Test func `The Default Creator Detects Mutations With A Default Value`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let store = client.store(for: EchoMutation().defaultValue("none"))
+    #expect(!store.isAutomaticRunningEnabled)
+    #expect(store.context.operationControllers.isEmpty)
+    let query = client.store(for: TestQuery())
+    #expect(query.isAutomaticRunningEnabled)
+  }
+
+  @Test func `The Default Creator Retries Mutations With Its Backoff`() async {
+    let delayer = RecordingDelayer()
+    let client = OperationClient(
+      storeCreator: .default(retryLimit: 2, backoff: .linear(.seconds(1)), delayer: delayer)
+    )
+    let mutation = EchoMutation(failingArguments: ["bad"])
+    let store = client.store(for: mutation)
+    await #expect(throws: TestError.self) { try await store.mutate(with: "bad") }
+    #expect(mutation.attempts.value == 3)
+    #expect(delayer.delays == [.seconds(1), .seconds(2)])
+    #expect(store.history.count == 1)
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func `The Default Creator Does Not Deduplicate Mutations`() async throws {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let mutation = GatedMutation()
+    let store = client.store(for: mutation)
+    let first = Task { try await store.mutate(with: "first") }
+    await mutation.gates.waitUntilStarted("first")
+
+    // NB: With deduplication the second attempt would wait for the first, which is held.
+    mutation.gates.release("second")
+    #expect(try await store.mutate(with: "second") == "second")
+    mutation.gates.release("first")
+    #expect(try await first.value == "first")
+    #expect(store.history.map(\.arguments) == ["first", "second"])
+  }
 }
