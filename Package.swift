@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "OperationCore", targets: ["OperationCore"]),
     .library(name: "Operation", targets: ["Operation"]),
     .library(name: "OperationTestSupport", targets: ["OperationTestSupport"]),
+    .library(name: "SharingOperation", targets: ["SharingOperation"]),
   ],
   traits: [
     .trait(
@@ -34,6 +35,11 @@ let package = Package(
     // `Logger` for `logDuration(with:at:)` and `OperationContext.operationLogger`. Only the
     // `SwiftOperationLogging` trait links it, so apps that do not log pay nothing for it.
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    // `@Dependency(\.defaultOperationClient)` for `@SharedOperation`, as upstream spells it: apps
+    // and tests swap the client (and the network observer and date) with `withDependencies`, and
+    // every test gets a fresh client. Only the SharingOperation target links it; swift-sharing,
+    // which upstream builds on, cannot be resolved here, so Observation takes its place.
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
   ],
   targets: [
     .target(
@@ -59,6 +65,14 @@ let package = Package(
       name: "OperationTestSupport",
       dependencies: ["OperationCore"]
     ),
+    .target(
+      name: "SharingOperation",
+      dependencies: [
+        "Operation",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
     .testTarget(
       name: "OperationCoreTests",
       dependencies: [
@@ -75,6 +89,18 @@ let package = Package(
           package: "swift-log",
           condition: .when(traits: ["SwiftOperationLogging"])
         ),
+      ]
+    ),
+    .testTarget(
+      name: "SharingOperationTests",
+      dependencies: [
+        "SharingOperation",
+        "OperationTestSupport",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        // NB: Lets `reportIssue` record warnings as Swift Testing issues, which `withKnownIssue`
+        // matches; without it they are only printed.
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
   ],
