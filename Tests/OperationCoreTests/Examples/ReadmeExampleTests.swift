@@ -45,9 +45,7 @@ extension Post {
 
 @Suite(.serialized) struct `README example tests` {
   @Test func `The Post Query Fetches And Decodes A Post`() async throws {
-    prepareSharedSessionForStub()
-    #expect(URLProtocol.registerClass(StubPostsProtocol.self))
-    defer { URLProtocol.unregisterClass(StubPostsProtocol.self) }
+    prepareSharedSessionForDummyJSONStub()
 
     let client = OperationClient()
     let store = client.store(for: Post.query(for: 1))
@@ -58,64 +56,10 @@ extension Post {
   }
 
   @Test func `The Post Query Returns Nil For A Missing Post`() async throws {
-    prepareSharedSessionForStub()
-    #expect(URLProtocol.registerClass(StubPostsProtocol.self))
-    defer { URLProtocol.unregisterClass(StubPostsProtocol.self) }
+    prepareSharedSessionForDummyJSONStub()
 
     let store = OperationStore.detached(query: Post.query(for: 404), initialValue: nil)
     #expect(try await store.fetch() == nil)
     #expect(store.status.isSuccessful)
   }
-}
-
-/// Makes sure `URLSession.shared` asks ``StubPostsProtocol`` before the built-in HTTP protocol.
-///
-/// On Linux, `URLSession.shared` copies the registered protocol classes once, when it is first
-/// used, and the built-in HTTP protocol registers itself when the process creates its first
-/// session. If another test (such as the `URLConnectionObserver` tests) created a session before
-/// this suite ran, that copy would list the HTTP protocol first and the stub would never be asked.
-/// So, once per process, register the stub and move the built-in protocols behind it before the
-/// shared session exists.
-private func prepareSharedSessionForStub() {
-  _ = sharedSessionPrepared
-}
-
-private let sharedSessionPrepared: Void = {
-  #if canImport(FoundationNetworking)
-    _ = URLProtocol.registerClass(StubPostsProtocol.self)
-    for builtIn in URLSessionConfiguration.default.protocolClasses ?? [] {
-      URLProtocol.unregisterClass(builtIn)
-      _ = URLProtocol.registerClass(builtIn)
-    }
-    _ = URLSession.shared
-  #endif
-}()
-
-/// Answers requests for `https://dummyjson.com/posts/<id>` without the network: post 1 exists,
-/// every other id is a 404.
-private final class StubPostsProtocol: URLProtocol {
-  override class func canInit(with request: URLRequest) -> Bool {
-    request.url?.host == "dummyjson.com"
-  }
-
-  override class func canonicalRequest(for request: URLRequest) -> URLRequest {
-    request
-  }
-
-  override func startLoading() {
-    guard let url = self.request.url else { return }
-    let isFound = url.lastPathComponent == "1"
-    let body = isFound ? #"{"id":1,"userId":5,"title":"Hello","body":"World"}"# : "{}"
-    let response = HTTPURLResponse(
-      url: url,
-      statusCode: isFound ? 200 : 404,
-      httpVersion: "HTTP/1.1",
-      headerFields: ["Content-Type": "application/json"]
-    )!
-    self.client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
-    self.client?.urlProtocol(self, didLoad: Data(body.utf8))
-    self.client?.urlProtocolDidFinishLoading(self)
-  }
-
-  override func stopLoading() {}
 }
