@@ -57,7 +57,10 @@ let package = Package(
     ),
     .target(
       name: "OperationTestSupport",
-      dependencies: ["OperationCore"]
+      dependencies: [
+        "OperationCore",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+      ]
     ),
     .testTarget(
       name: "OperationCoreTests",
@@ -65,6 +68,7 @@ let package = Package(
         "Operation",
         "OperationCore",
         "OperationTestSupport",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         // NB: Lets `reportIssue` record warnings as Swift Testing issues, which `withKnownIssue`
         // matches; without it they are only printed.
