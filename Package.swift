@@ -63,7 +63,10 @@ let package = Package(
     ),
     .target(
       name: "OperationTestSupport",
-      dependencies: ["OperationCore"]
+      dependencies: [
+        "OperationCore",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+      ]
     ),
     .target(
       name: "SharingOperation",
@@ -79,6 +82,7 @@ let package = Package(
         "Operation",
         "OperationCore",
         "OperationTestSupport",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         // NB: Lets `reportIssue` record warnings as Swift Testing issues, which `withKnownIssue`
         // matches; without it they are only printed.

@@ -18,17 +18,19 @@ extension MutationRequest {
   ///
   /// - Parameter length: The number of attempts to keep; at least 1.
   /// - Returns: The modified mutation.
-  public func maxHistory(length: Int) -> ModifiedOperation<Self, _MaxHistoryModifier<Self>> {
+  public func maxHistory(length: Int) -> ModifiedOperation<Self, _MaxHistoryLengthModifier<Self>> {
     guard length > 0 else {
       reportWarning(.mutationMaxHistoryLengthNotPositive(length))
-      return self.modifier(_MaxHistoryModifier(length: 1))
+      return self.modifier(_MaxHistoryLengthModifier(length: 1))
     }
-    return self.modifier(_MaxHistoryModifier(length: length))
+    return self.modifier(_MaxHistoryLengthModifier(length: length))
   }
 }
 
 /// The modifier behind ``MutationRequest/maxHistory(length:)``.
-public struct _MaxHistoryModifier<Operation: MutationRequest>: _ContextUpdatingOperationModifier {
+public struct _MaxHistoryLengthModifier<Operation: MutationRequest>:
+  _ContextUpdatingOperationModifier
+{
   let length: Int
 
   /// Writes the length to ``OperationContext/maxHistoryLength``.

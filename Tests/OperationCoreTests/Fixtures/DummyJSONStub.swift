@@ -31,9 +31,12 @@ private let sharedSessionPrepared: Void = {
 /// Answers the dummyjson.com requests of the README examples:
 ///
 /// - `GET /posts/<id>`: post 1 exists, every other id is a 404;
+/// - `GET /posts?limit=<n>&skip=<s>`: a feed of ``feedTotal`` posts, `n` at a time from `s`;
 /// - `POST /posts/add`: echoes the JSON body's `userId`, `title` and `body` as a new post with
 ///   id 252, or answers 400 when the body is not such JSON.
 final class DummyJSONStub: URLProtocol {
+  static let feedTotal = 25
+
   override class func canInit(with request: URLRequest) -> Bool {
     request.url?.host == "dummyjson.com"
   }
@@ -47,6 +50,8 @@ final class DummyJSONStub: URLProtocol {
     let (status, body) =
       if self.request.httpMethod == "POST" && url.path == "/posts/add" {
         Self.addPost(body: self.requestBody())
+      } else if url.lastPathComponent == "posts" {
+        Self.feed(for: url)
       } else if url.lastPathComponent == "1" {
         (200, #"{"id":1,"userId":5,"title":"Hello","body":"World"}"#)
       } else {
@@ -64,6 +69,20 @@ final class DummyJSONStub: URLProtocol {
   }
 
   override func stopLoading() {}
+
+  private static func feed(for url: URL) -> (Int, String) {
+    let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+    func value(_ name: String) -> Int {
+      items.first { $0.name == name }?.value.flatMap(Int.init) ?? 0
+    }
+    let (limit, skip) = (value("limit"), value("skip"))
+    let ids = (skip..<max(skip, min(skip + limit, Self.feedTotal))).map { $0 + 1 }
+    let posts = ids.map { #"{"id":\#($0),"userId":1,"title":"Post \#($0)","body":"Body"}"# }
+    let body =
+      #"{"posts":[\#(posts.joined(separator: ","))],"total":\#(Self.feedTotal),"#
+      + #""skip":\#(skip),"limit":\#(limit)}"#
+    return (200, body)
+  }
 
   private struct Draft: Codable {
     let userId: Int

@@ -1,3 +1,4 @@
+import IdentifiedCollections
 import OperationCore
 import OperationTestSupport
 import Testing
@@ -42,6 +43,115 @@ import Testing
     try await store.fetch()
     try await store.fetch()
     #expect(query.counter.calls == 2)
+  }
+
+  // MARK: - Paginated requests
+
+  /// A deduplicated paginated store whose runs count their joins, and its request.
+  private func paginatedStore(
+    _ values: [Int: String]
+  ) -> (TestPaginated, OperationStore<PaginatedState<Int, String, any Error>>, AsyncCounter) {
+    let query = TestPaginated(values)
+    let store = OperationStore.detached(query: query.deduplicated())
+    let joins = AsyncCounter()
+    store.context.deduplicationJoinObserver = { joins.increment() }
+    return (query, store, joins)
+  }
+
+  @Test func `Concurrent Fetches Of The Initial Page Fetch It Once`() async throws {
+    let (query, store, joins) = self.paginatedStore([0: "a"])
+    let started = Gate()
+    let release = Gate()
+    query.hold(started: started, release: release)
+
+    let first = store.fetchPreviousPageTask()
+    let second = store.fetchPreviousPageTask()
+    async let firstPage = first.runIfNeeded()
+    async let secondPage = second.runIfNeeded()
+    await joins.wait(for: 2)
+    release.open()
+
+    #expect(try await firstPage == Page(id: 0, value: "a"))
+    #expect(try await secondPage == Page(id: 0, value: "a"))
+    #expect(query.fetchedPageIds == [0])
+  }
+
+  @Test func `Concurrent Fetches Of The Next Page Fetch It Once`() async throws {
+    let (query, store, joins) = self.paginatedStore([0: "a", 1: "b"])
+    try await store.fetchNextPage()
+    let started = Gate()
+    let release = Gate()
+    query.hold(started: started, release: release)
+
+    let first = store.fetchNextPageTask()
+    let second = store.fetchNextPageTask()
+    async let firstPage = first.runIfNeeded()
+    async let secondPage = second.runIfNeeded()
+    await joins.wait(for: 3)
+    release.open()
+
+    #expect(try await firstPage == Page(id: 1, value: "b"))
+    #expect(try await secondPage == Page(id: 1, value: "b"))
+    #expect(query.fetchedPageIds == [0, 1])
+  }
+
+  @Test func `Concurrent Fetches Of The Previous Page Fetch It Once`() async throws {
+    let (query, store, joins) = self.paginatedStore([0: "a", -1: "b"])
+    try await store.fetchPreviousPage()
+    let started = Gate()
+    let release = Gate()
+    query.hold(started: started, release: release)
+
+    let first = store.fetchPreviousPageTask()
+    let second = store.fetchPreviousPageTask()
+    async let firstPage = first.runIfNeeded()
+    async let secondPage = second.runIfNeeded()
+    await joins.wait(for: 3)
+    release.open()
+
+    #expect(try await firstPage == Page(id: -1, value: "b"))
+    #expect(try await secondPage == Page(id: -1, value: "b"))
+    #expect(query.fetchedPageIds == [0, -1])
+  }
+
+  @Test func `Concurrent Refetches Of All Pages Fetch Each Page Once`() async throws {
+    let (query, store, joins) = self.paginatedStore([0: "a", 1: "b"])
+    try await store.fetchNextPage()
+    try await store.fetchNextPage()
+    let started = Gate()
+    let release = Gate()
+    query.hold(started: started, release: release)
+
+    let first = store.refetchAllPagesTask()
+    let second = store.refetchAllPagesTask()
+    async let firstPages = first.runIfNeeded()
+    async let secondPages = second.runIfNeeded()
+    await joins.wait(for: 4)
+    release.open()
+
+    let expected: Pages<Int, String> = [Page(id: 0, value: "a"), Page(id: 1, value: "b")]
+    #expect(try await firstPages == expected)
+    #expect(try await secondPages == expected)
+    #expect(query.fetchedPageIds == [0, 1, 0, 1])
+  }
+
+  @Test func `Concurrent Fetches Of The Next And Previous Pages Both Fetch`() async throws {
+    let (query, store, joins) = self.paginatedStore([0: "a", 1: "b", -1: "c"])
+    try await store.fetchNextPage()
+    let started = Gate()
+    let release = Gate()
+    query.hold(started: started, release: release)
+
+    let next = store.fetchNextPageTask()
+    let previous = store.fetchPreviousPageTask()
+    async let nextPage = next.runIfNeeded()
+    async let previousPage = previous.runIfNeeded()
+    await joins.wait(for: 3)
+    release.open()
+
+    #expect(try await nextPage == Page(id: 1, value: "b"))
+    #expect(try await previousPage == Page(id: -1, value: "c"))
+    #expect(Set(query.fetchedPageIds) == [0, 1, -1])
   }
 }
 

@@ -72,7 +72,7 @@ import Testing
 
   @Test(arguments: [0, -3])
   func `A Length Below One Is Reported And Keeps The Latest Attempt`(length: Int) async throws {
-    var mutation: ModifiedOperation<EchoMutation, _MaxHistoryModifier<EchoMutation>>?
+    var mutation: ModifiedOperation<EchoMutation, _MaxHistoryLengthModifier<EchoMutation>>?
     withKnownIssue {
       mutation = EchoMutation().maxHistory(length: length)
     } matching: { issue in

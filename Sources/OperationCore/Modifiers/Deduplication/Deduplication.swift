@@ -6,13 +6,17 @@ extension OperationRequest where Value: Sendable {
   /// While a run is in flight, every other run waits for its result instead of calling the
   /// operation again. Only the first run's continuation receives yielded values.
   ///
+  /// In the store of a ``PaginatedRequest``, two runs share only when they fetch the same thing,
+  /// that is when their ``PagingRequest``s are equal: two fetches of the next page share, while a
+  /// fetch of the next page and a fetch of the previous page run side by side.
+  ///
   /// Cancellation: a waiting caller that is cancelled stops waiting and throws
   /// `CancellationError` (when `Failure` can hold it); the shared run is cancelled only when no
   /// caller is left waiting for it.
   ///
   /// - Returns: The modified operation.
   public func deduplicated() -> ModifiedOperation<Self, _DeduplicationModifier<Self>> {
-    self.deduplicated { _, _ in true }
+    self.deduplicated { $0.hasSamePagingRequest(as: $1) }
   }
 
   /// Makes concurrent runs that a predicate calls duplicates share one run of the operation.
@@ -61,12 +65,17 @@ where Operation.Value: Sendable {
     else {
       return try await operation.run(isolation: isolation, in: context, with: continuation)
     }
+    var context = context
+    // NB: Read once, before joining: the predicate runs under the storage's lock, and the paging
+    // request of a run in flight does not change until it finishes.
+    context.deduplicationPagingRequest = context.runningPagingRequest
     let sharedRun = SharedRun(operation: operation, context: context, continuation: continuation)
     let (group, waiter) = storage.join(
       context: context,
       isDuplicate: self.isDuplicate,
       work: sharedRun.work
     )
+    context.deduplicationJoinObserver?()
     return try await group.wait(waiter).get()
   }
 }
@@ -113,5 +122,25 @@ extension OperationContext {
 
   private enum DeduplicationStoragesKey: Key {
     static let defaultValue = [Int: any Sendable]()
+  }
+
+  /// The paging request of a run in a paginated store, read when the run joins; `nil` for other
+  /// operations, whose runs are all duplicates of each other.
+  fileprivate var deduplicationPagingRequest: (any Hashable & Sendable)? {
+    get { self[DeduplicationPagingRequestKey.self] }
+    set { self[DeduplicationPagingRequestKey.self] = newValue }
+  }
+
+  /// Whether both runs have no paging request, or equal ones.
+  fileprivate func hasSamePagingRequest(as other: OperationContext) -> Bool {
+    switch (self.deduplicationPagingRequest, other.deduplicationPagingRequest) {
+    case (nil, nil): true
+    case (let lhs?, let rhs?): AnyHashable(lhs) == AnyHashable(rhs)
+    default: false
+    }
+  }
+
+  private enum DeduplicationPagingRequestKey: Key {
+    static let defaultValue: (any Hashable & Sendable)? = nil
   }
 }
