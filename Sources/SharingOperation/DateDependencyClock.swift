@@ -2,7 +2,7 @@ import Dependencies
 public import Foundation
 public import OperationCore
 
-/// An ``OperationClock`` that reads the time from `@Dependency(\.date)`.
+/// An `OperationClock` that reads the time from `@Dependency(\.date)`.
 ///
 /// Use it to make the dates a store records (such as `valueLastUpdatedAt`) follow the date
 /// dependency, so tests that override it with `withDependencies` control them:

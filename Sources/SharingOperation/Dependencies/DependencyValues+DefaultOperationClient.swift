@@ -4,7 +4,7 @@ public import Operation
 extension DependencyValues {
   /// The client that ``SharedOperation`` gets its stores from when it is not given one.
   ///
-  /// The live value is one ``OperationClient`` for the whole process, so every wrapper created
+  /// The live value is one `OperationClient` for the whole process, so every wrapper created
   /// from the same operation shares one store. Under a test runner every test gets a fresh
   /// `OperationClient()`, which uses the testing store creator (no retries, no delays, no reruns on
   /// network changes), so tests never share stores.

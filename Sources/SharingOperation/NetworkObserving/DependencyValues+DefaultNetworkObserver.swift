@@ -4,10 +4,10 @@ public import Dependencies
 extension DependencyValues {
   /// The network observer that ``NetworkStatus`` follows when it is not given one.
   ///
-  /// The live value is the platform's observer, ``OperationClient/defaultNetworkObserver``
-  /// (`NWPathMonitorObserver` on Apple platforms, ``LinuxNetworkObserver`` on Linux). On a platform
-  /// without one, the library reports a warning and uses a ``MockNetworkObserver`` that stays
-  /// connected. Under a test runner it is a ``MockNetworkObserver`` that stays connected until a
+  /// The live value is the platform's observer, `OperationClient.defaultNetworkObserver`
+  /// (`NWPathMonitorObserver` on Apple platforms, `LinuxNetworkObserver` on Linux). On a platform
+  /// without one, the library reports a warning and uses a `MockNetworkObserver` that stays
+  /// connected. Under a test runner it is a `MockNetworkObserver` that stays connected until a
   /// test sends it another status, so tests never watch the real network.
   ///
   /// Provide your own early in your app's lifecycle on platforms without an observer:
@@ -40,7 +40,7 @@ private enum DefaultNetworkObserverKey: DependencyKey {
 @_spi(Warnings)
 extension OperationWarning {
   /// The platform has no network observer, so `@Dependency(\.defaultNetworkObserver)` is a
-  /// ``MockNetworkObserver`` that stays connected.
+  /// `MockNetworkObserver` that stays connected.
   public static var noDefaultNetworkObserver: Self {
     Self(
       """

@@ -1,7 +1,7 @@
 public import Observation
 @_spi(Warnings) public import OperationCore
 
-/// An observable model of the network connection status, fed by a ``NetworkObserver``.
+/// An observable model of the network connection status, fed by a `NetworkObserver`.
 ///
 /// It replaces upstream's `@SharedReader(.networkStatus)`: read ``status`` in an `@Observable`
 /// model, in `withObservationTracking`, or in a SwiftUI view, and it updates as the observer
@@ -21,7 +21,7 @@ public import Observation
 ///
 /// It subscribes to the observer when created and unsubscribes when released. Without an
 /// observer it follows `@Dependency(\.defaultNetworkObserver)`, so a test can drive it with a
-/// ``MockNetworkObserver``:
+/// `MockNetworkObserver`:
 ///
 /// ```swift
 /// let observer = MockNetworkObserver()

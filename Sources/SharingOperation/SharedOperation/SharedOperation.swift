@@ -47,7 +47,7 @@ public import OperationCore
 ///
 /// ## Sharing
 ///
-/// Wrappers created from the same operation get the same store from the ``OperationClient``
+/// Wrappers created from the same operation get the same store from the `OperationClient`
 /// (`@Dependency(\.defaultOperationClient)` unless you pass one), so they share its state and the
 /// operation runs once for all of them. Each wrapper is a subscriber of its own.
 ///
@@ -297,10 +297,10 @@ extension SharedOperation {
       var value = store.currentValue
       let result = try body(&value)
       store.currentValue = value
-      return UnsafeResult(value: result)
+      return result
     }
     reference.refresh()
-    return result.value
+    return result
   }
 
   /// Runs `body` with exclusive access to the store, so that several reads and writes happen as
@@ -397,14 +397,4 @@ extension SharedOperation: Equatable where State.StateValue: Equatable {
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.wrappedValue == rhs.wrappedValue
   }
-}
-
-// MARK: - UnsafeResult
-
-/// Carries the result of a `withLock` body out of the store's `withExclusiveAccess`.
-private struct UnsafeResult<Value>: @unchecked Sendable {
-  // NB: The value is created by the caller's closure and handed back to that same caller, on the
-  // same thread, without being shared with any other; `withExclusiveAccess` only asks for a
-  // `sending` result because it also serves callers that pass results across isolation.
-  let value: Value
 }

@@ -3,7 +3,7 @@ import OperationTestSupport
 import SharingOperation
 import Testing
 
-// The README's PostView, CreatePostView and sharing example, as the `@Observable` models of
+// The README's PostView, CreatePostView, PostsFeedView and sharing example, as the `@Observable` models of
 // ReadmeModels.swift, against the stubbed dummyjson.com API. Every test runs its models inside
 // `withDependencies`, which gives the operations the stub's session; the client is the test's
 // own `@Dependency(\.defaultOperationClient)`.
@@ -121,6 +121,48 @@ import Testing
       #expect(!model.isCreateButtonDisabled)
       #expect(model.createdPost == nil)
       #expect(DummyJSONStub.requestCount(path: "add:") == 0)
+    }
+  }
+
+  // MARK: - PostsFeedView
+
+  // NB: One test, as the README's feed query has a single path and tests run in parallel.
+  @Test func `The Feed Loads Its First Page, Then More On Request, Until The End`() async throws {
+    try await withStubbedAPI {
+      let model = PostsFeedModel()
+      try await model.waitForInitialPage()
+      #expect(model.posts.map(\.id) == Array(1...10))
+      #expect(model.loadMoreButtonTitle == "Load More")
+      #expect(model.hasMorePosts)
+
+      let gate = DummyJSONStub.hold(path: "/posts?skip=10")
+      var loading: Task<Void, any Error>?
+      await withCheckedContinuation { continuation in
+        withObservationTracking {
+          _ = model.loadMoreButtonTitle
+        } onChange: {
+          continuation.resume()
+        }
+        loading = Task { try await model.loadMoreButtonTapped() }
+      }
+      #expect(model.loadMoreButtonTitle == "Loading...")
+      gate.open()
+      try await loading?.value
+      #expect(model.posts.map(\.id) == Array(1...20))
+      #expect(model.loadMoreButtonTitle == "Load More")
+
+      try await model.loadMoreButtonTapped()
+      #expect(model.posts.map(\.id) == Array(1...25))
+
+      // NB: The README's `pageId(after:)` asks for one more page after the last posts (its skip
+      // is still below the total), which comes back empty and ends the feed.
+      try await model.loadMoreButtonTapped()
+      #expect(model.posts.map(\.id) == Array(1...25))
+      #expect(!model.hasMorePosts)
+
+      try await model.loadMoreButtonTapped()
+      #expect(DummyJSONStub.requestCount(path: "/posts?skip=40") == 0)
+      #expect(model.errorMessage == nil)
     }
   }
 

@@ -107,3 +107,37 @@ final class ChildModel {
   @ObservationIgnored
   @SharedOperation(Post.query(for: 10)) var post
 }
+
+/// `PostsFeedView`: an endless list of posts with a "Load More" button.
+@MainActor
+@Observable
+final class PostsFeedModel {
+  @ObservationIgnored
+  @SharedOperation(Post.feedQuery) private var feed
+
+  /// The posts of every page, in order, as the view's nested `ForEach`es show them.
+  var posts: [Post] {
+    self.feed.flatMap { $0.value.posts }
+  }
+
+  var errorMessage: String? {
+    self.$feed.error.map { "Error: \($0.localizedDescription)" }
+  }
+
+  var loadMoreButtonTitle: String {
+    self.$feed.isLoading ? "Loading..." : "Load More"
+  }
+
+  var hasMorePosts: Bool {
+    self.$feed.hasNextPage
+  }
+
+  /// Waits for the fetch of the first page that creating the model started, if any.
+  func waitForInitialPage() async throws {
+    _ = try await self.$feed.store.initialPageActiveTasks.first?.runIfNeeded()
+  }
+
+  func loadMoreButtonTapped() async throws {
+    try await self.$feed.fetchNextPage()
+  }
+}

@@ -81,3 +81,48 @@ extension Post {
 struct DummyJSONError: Error, Hashable {
   let statusCode: Int
 }
+
+extension Post {
+  struct FeedPage: Codable, Sendable {
+    let posts: [Post]
+    let total: Int
+    let skip: Int
+  }
+}
+
+extension Post {
+  static let feedQuery = FeedQuery()
+
+  struct FeedQuery: PaginatedRequest, Hashable, Sendable {
+    private static let limit = 10
+
+    let initialPageId = 0
+
+    func pageId(
+      after page: Page<Int, FeedPage>,
+      using paging: Paging<Int, FeedPage>,
+      in context: OperationContext
+    ) -> Int? {
+      // Nil means there's no more pages to fetch.
+      page.value.skip < page.value.total ? page.id + 1 : nil
+    }
+
+    func fetchPage(
+      isolation: isolated (any Actor)?,
+      using paging: Paging<Int, FeedPage>,
+      in context: OperationContext,
+      with continuation: OperationContinuation<FeedPage, any Error>
+    ) async throws -> FeedPage {
+      @Dependency(\.urlSession) var session
+      var url = URL(string: "https://dummyjson.com/posts")!
+      url.append(
+        queryItems: [
+          URLQueryItem(name: "limit", value: "\(Self.limit)"),
+          URLQueryItem(name: "skip", value: "\(paging.pageId * Self.limit)"),
+        ]
+      )
+      let (data, _) = try await session.data(from: url)
+      return try JSONDecoder().decode(FeedPage.self, from: data)
+    }
+  }
+}
