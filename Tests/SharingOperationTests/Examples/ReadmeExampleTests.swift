@@ -120,7 +120,8 @@ import Testing
       let model = CreatePostModel(userId: 5)
       #expect(!model.isCreateButtonDisabled)
       #expect(model.createdPost == nil)
-      #expect(DummyJSONStub.requestCount(path: "add:") == 0)
+      #expect(model.createButtonTitle == "Create")
+      #expect(model.attemptCount == 0)
     }
   }
 

@@ -79,6 +79,11 @@ final class CreatePostModel {
     self.create
   }
 
+  /// How many times the form created a post, successfully or not.
+  var attemptCount: Int {
+    self.$create.history.count
+  }
+
   func createButtonTapped() async throws {
     let args = Post.CreateMutation.Arguments(
       userId: self.userId,
