@@ -15,6 +15,9 @@ let package = Package(
     .library(name: "OperationCore", targets: ["OperationCore"]),
     .library(name: "Operation", targets: ["Operation"]),
     .library(name: "OperationTestSupport", targets: ["OperationTestSupport"]),
+    // Loading and process states for UI models (`LoadableState`, `ProcessState`, `@Loadable`,
+    // `@Process`), after SwiftedMind/Processed, bridged to the core's stores and requests.
+    .library(name: "Processed", targets: ["Processed"]),
   ],
   traits: [
     .trait(
@@ -62,6 +65,12 @@ let package = Package(
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
       ]
     ),
+    // Processed: UI loading and process states (issue 7). Only the core is needed: the bridge reads
+    // store statuses and runs requests with an `OperationRunner`.
+    .target(
+      name: "Processed",
+      dependencies: ["OperationCore"]
+    ),
     .testTarget(
       name: "OperationCoreTests",
       dependencies: [
@@ -79,6 +88,14 @@ let package = Package(
           package: "swift-log",
           condition: .when(traits: ["SwiftOperationLogging"])
         ),
+      ]
+    ),
+    .testTarget(
+      name: "ProcessedTests",
+      dependencies: [
+        "OperationCore",
+        "OperationTestSupport",
+        "Processed",
       ]
     ),
   ],
