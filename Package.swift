@@ -15,6 +15,9 @@ let package = Package(
     .library(name: "OperationCore", targets: ["OperationCore"]),
     .library(name: "Operation", targets: ["Operation"]),
     .library(name: "OperationTestSupport", targets: ["OperationTestSupport"]),
+    // Loading and process states for UI models (`LoadableState`, `ProcessState`, `@Loadable`,
+    // `@Process`), after SwiftedMind/Processed, bridged to the core's stores and requests.
+    .library(name: "Processed", targets: ["Processed"]),
     .library(name: "SharingOperation", targets: ["SharingOperation"]),
   ],
   traits: [
@@ -68,12 +71,17 @@ let package = Package(
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
       ]
     ),
+    // Processed: UI loading and process states (issue 7). Only the core is needed: the bridge reads
+    // store statuses and runs requests with an `OperationRunner`.
+    .target(
+      name: "Processed",
+      dependencies: ["OperationCore"]
+    ),
     .target(
       name: "SharingOperation",
       dependencies: [
         "Operation",
         .product(name: "Dependencies", package: "swift-dependencies"),
-        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
     .testTarget(
@@ -96,12 +104,19 @@ let package = Package(
       ]
     ),
     .testTarget(
+      name: "ProcessedTests",
+      dependencies: [
+        "OperationCore",
+        "OperationTestSupport",
+        "Processed",
+      ]
+    ),
+    .testTarget(
       name: "SharingOperationTests",
       dependencies: [
         "SharingOperation",
         "OperationTestSupport",
         .product(name: "Dependencies", package: "swift-dependencies"),
-        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         // NB: Lets `reportIssue` record warnings as Swift Testing issues, which `withKnownIssue`
         // matches; without it they are only printed.
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),

@@ -1,5 +1,4 @@
 import Foundation
-import IssueReporting
 import OperationTestSupport
 @_spi(Warnings) @_spi(Testing) import SharingOperation
 import Testing
