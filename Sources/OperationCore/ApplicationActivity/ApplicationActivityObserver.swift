@@ -14,6 +14,31 @@ public protocol ApplicationActivityObserver {
   func subscribe(_ handler: @escaping @Sendable (Bool) -> Void) -> OperationSubscription
 }
 
+// MARK: - AnyApplicationActivityObserver
+
+/// A type-erased application activity observer.
+///
+/// Use ``AnySendableApplicationActivityObserver`` where the observer must be sendable.
+public struct AnyApplicationActivityObserver: ApplicationActivityObserver {
+  /// The erased observer.
+  public let base: any ApplicationActivityObserver
+
+  /// Erases an observer.
+  ///
+  /// - Parameter base: The observer to erase.
+  public init(_ base: any ApplicationActivityObserver) {
+    self.base = base
+  }
+
+  /// Subscribes to the erased observer.
+  ///
+  /// - Parameter handler: Receives each activity state.
+  /// - Returns: The erased observer's subscription.
+  public func subscribe(_ handler: @escaping @Sendable (Bool) -> Void) -> OperationSubscription {
+    self.base.subscribe(handler)
+  }
+}
+
 // MARK: - AnySendableApplicationActivityObserver
 
 /// A type-erased, sendable application activity observer.

@@ -53,7 +53,7 @@
     ///
     /// - Parameter event: The dispatch event.
     public init(from event: DispatchSource.MemoryPressureEvent) {
-      self.init(rawValue: UInt32(truncatingIfNeeded: event.rawValue))
+      self.init(rawValue: Int(truncatingIfNeeded: event.rawValue))
     }
   }
 #endif

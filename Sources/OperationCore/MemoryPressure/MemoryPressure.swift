@@ -12,12 +12,12 @@
 public struct MemoryPressure: OptionSet, Hashable, Sendable {
   /// The bits of the set: 1 for ``normal``, 2 for ``warning`` and 4 for ``critical``, the same
   /// bits that Dispatch uses for its memory pressure events.
-  public let rawValue: UInt32
+  public let rawValue: Int
 
   /// Creates a set of severities from its bits.
   ///
   /// - Parameter rawValue: The bits; see ``rawValue``.
-  public init(rawValue: UInt32) {
+  public init(rawValue: Int) {
     self.rawValue = rawValue
   }
 

@@ -3,9 +3,9 @@ extension OperationRequest {
   ///
   /// - Parameter delayer: The delayer; `.noDelay` in tests.
   /// - Returns: The modified operation.
-  public func delayer(
-    _ delayer: some OperationDelayer & Sendable
-  ) -> ModifiedOperation<Self, _DelayerModifier<Self>> {
+  public func delayer<Delayer: OperationDelayer & Sendable>(
+    _ delayer: Delayer
+  ) -> ModifiedOperation<Self, _DelayerModifier<Self, Delayer>> {
     self.modifier(_DelayerModifier(delayer: delayer))
   }
 
@@ -13,16 +13,19 @@ extension OperationRequest {
   ///
   /// - Parameter clock: The clock; `.timeFreeze(date)` in tests.
   /// - Returns: The modified operation.
-  public func clock(
-    _ clock: some OperationClock & Sendable
-  ) -> ModifiedOperation<Self, _OperationClockModifier<Self>> {
+  public func clock<C: OperationClock & Sendable>(
+    _ clock: C
+  ) -> ModifiedOperation<Self, _OperationClockModifier<Self, C>> {
     self.modifier(_OperationClockModifier(clock: clock))
   }
 }
 
 /// The modifier behind ``OperationRequest/delayer(_:)``.
-public struct _DelayerModifier<Operation: OperationRequest>: _ContextUpdatingOperationModifier {
-  let delayer: any OperationDelayer & Sendable
+public struct _DelayerModifier<
+  Operation: OperationRequest,
+  Delayer: OperationDelayer & Sendable
+>: _ContextUpdatingOperationModifier {
+  let delayer: Delayer
 
   /// Writes the delayer to ``OperationContext/operationDelayer``.
   public func setup(context: inout OperationContext) {
@@ -31,10 +34,11 @@ public struct _DelayerModifier<Operation: OperationRequest>: _ContextUpdatingOpe
 }
 
 /// The modifier behind ``OperationRequest/clock(_:)``.
-public struct _OperationClockModifier<Operation: OperationRequest>:
-  _ContextUpdatingOperationModifier
-{
-  let clock: any OperationClock & Sendable
+public struct _OperationClockModifier<
+  Operation: OperationRequest,
+  C: OperationClock & Sendable
+>: _ContextUpdatingOperationModifier {
+  let clock: C
 
   /// Writes the clock to ``OperationContext/operationClock``.
   public func setup(context: inout OperationContext) {

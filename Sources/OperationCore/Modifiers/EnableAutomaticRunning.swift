@@ -9,8 +9,8 @@ extension StatefulOperationRequest {
   /// - Returns: The modified operation.
   public func enableAutomaticRunning<Specification: OperationRunSpecification & Sendable>(
     onlyWhen specification: Specification
-  ) -> ModifiedOperation<Self, _EnableAutomaticRunningModifier<Self, Specification>> {
-    self.modifier(_EnableAutomaticRunningModifier(specification: specification))
+  ) -> ModifiedOperation<Self, _EnableAutomaticFetchingModifier<Self, Specification>> {
+    self.modifier(_EnableAutomaticFetchingModifier(specification: specification))
   }
 
   /// Stops stores from running this operation by themselves.
@@ -19,13 +19,13 @@ extension StatefulOperationRequest {
   /// - Returns: The modified operation.
   public func disableAutomaticRunning(
     _ isDisabled: Bool = true
-  ) -> ModifiedOperation<Self, _EnableAutomaticRunningModifier<Self, AlwaysRunSpecification>> {
+  ) -> ModifiedOperation<Self, _EnableAutomaticFetchingModifier<Self, AlwaysRunSpecification>> {
     self.enableAutomaticRunning(onlyWhen: .always(!isDisabled))
   }
 }
 
 /// The modifier behind ``StatefulOperationRequest/enableAutomaticRunning(onlyWhen:)``.
-public struct _EnableAutomaticRunningModifier<
+public struct _EnableAutomaticFetchingModifier<
   Operation: OperationRequest,
   Specification: OperationRunSpecification & Sendable
 >: _ContextUpdatingOperationModifier {

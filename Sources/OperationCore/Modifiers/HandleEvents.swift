@@ -1,4 +1,4 @@
-extension StatefulOperationRequest where State: Sendable {
+extension StatefulOperationRequest {
   /// Calls an event handler around every run of this operation.
   ///
   /// The handler's `onRunStarted` runs before the operation, `onResultReceived` runs for every
@@ -19,7 +19,7 @@ extension StatefulOperationRequest where State: Sendable {
 /// The modifier behind ``StatefulOperationRequest/handleEvents(with:)``.
 public struct _HandleEventsModifier<Operation: StatefulOperationRequest>: OperationModifier,
   Sendable
-where Operation.State: Sendable {
+{
   let handler: OperationEventHandler<Operation.State>
 
   /// Runs the operation, reporting its start, results and end to the handler.
@@ -40,12 +40,13 @@ where Operation.State: Sendable {
     let handler = self.handler
     handler.onRunStarted?(context)
     defer { handler.onRunEnded?(context) }
+    let onResultReceived = handler.onResultReceived
     let forwarding = OperationContinuation<Operation.Value, Operation.Failure> {
       result,
       yieldContext in
       var eventContext = yieldContext ?? context
       eventContext.operationResultUpdateReason = .yieldedResult
-      handler.onResultReceived?(result, eventContext)
+      onResultReceived?(result, eventContext)
       continuation.yield(with: result, using: yieldContext)
     }
     let result: Result<Operation.Value, Operation.Failure>

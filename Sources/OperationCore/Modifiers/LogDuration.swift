@@ -31,13 +31,13 @@
     public func logDuration(
       with logger: Logger? = nil,
       at level: Logger.Level = .info
-    ) -> ModifiedOperation<Self, _LogDurationModifier<Self>> {
-      self.modifier(_LogDurationModifier(logger: logger, level: level))
+    ) -> ModifiedOperation<Self, _DurationLoggingModifier<Self>> {
+      self.modifier(_DurationLoggingModifier(logger: logger, level: level))
     }
   }
 
   /// The modifier behind ``OperationRequest/logDuration(with:at:)``.
-  public struct _LogDurationModifier<Operation: OperationRequest>: OperationModifier, Sendable {
+  public struct _DurationLoggingModifier<Operation: OperationRequest>: OperationModifier, Sendable {
     let logger: Logger?
     let level: Logger.Level
 

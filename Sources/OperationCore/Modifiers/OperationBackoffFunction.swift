@@ -7,7 +7,10 @@
 /// ```
 public struct OperationBackoffFunction: Sendable {
   private let backoff: @Sendable (Int) -> OperationDuration
-  private let rawDescription: String
+
+  /// What the function does, without the `OperationBackoffFunction(…)` wrapper of
+  /// ``description``, for example `Exponential every 1.0 seconds`.
+  public let rawDescription: String
 
   /// Creates a backoff function.
   ///
@@ -123,13 +126,15 @@ extension OperationRequest {
   /// - Returns: The modified operation.
   public func backoff(
     _ backoff: OperationBackoffFunction
-  ) -> ModifiedOperation<Self, _BackoffModifier<Self>> {
-    self.modifier(_BackoffModifier(backoff: backoff))
+  ) -> ModifiedOperation<Self, _OperationBackoffFunctionModifier<Self>> {
+    self.modifier(_OperationBackoffFunctionModifier(backoff: backoff))
   }
 }
 
 /// The modifier behind ``OperationRequest/backoff(_:)``.
-public struct _BackoffModifier<Operation: OperationRequest>: _ContextUpdatingOperationModifier {
+public struct _OperationBackoffFunctionModifier<
+  Operation: OperationRequest
+>: _ContextUpdatingOperationModifier {
   let backoff: OperationBackoffFunction
 
   /// Writes the backoff function to ``OperationContext/operationBackoffFunction``.
@@ -137,3 +142,8 @@ public struct _BackoffModifier<Operation: OperationRequest>: _ContextUpdatingOpe
     context.operationBackoffFunction = self.backoff
   }
 }
+
+/// The former name of ``_OperationBackoffFunctionModifier``.
+@available(*, deprecated, renamed: "_OperationBackoffFunctionModifier")
+public typealias _BackoffModifier<Operation: OperationRequest> =
+  _OperationBackoffFunctionModifier<Operation>

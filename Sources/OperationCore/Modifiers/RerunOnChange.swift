@@ -13,20 +13,21 @@ extension StatefulOperationRequest where State: Sendable {
   ///
   /// - Parameter specification: The specification to watch, evaluated in the store's context.
   /// - Returns: The modified operation.
-  public func rerunOnChange(
-    of specification: some OperationRunSpecification & Sendable
-  ) -> ControlledOperation<Self, _RerunOnChangeController<State>> {
+  public func rerunOnChange<Specification: OperationRunSpecification & Sendable>(
+    of specification: Specification
+  ) -> ControlledOperation<Self, _RerunOnChangeController<State, Specification>> {
     self.controlled(by: _RerunOnChangeController(specification: specification))
   }
 }
 
 /// The controller behind ``StatefulOperationRequest/rerunOnChange(of:)``.
-public struct _RerunOnChangeController<State: OperationState & Sendable>: OperationController,
-  Sendable
-{
-  let specification: any OperationRunSpecification & Sendable
+public struct _RerunOnChangeController<
+  State: OperationState & Sendable,
+  Specification: OperationRunSpecification & Sendable
+>: OperationController, Sendable {
+  let specification: Specification
 
-  init(specification: some OperationRunSpecification & Sendable) {
+  init(specification: Specification) {
     self.specification = specification
   }
 

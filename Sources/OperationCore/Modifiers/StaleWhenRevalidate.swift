@@ -2,7 +2,7 @@ public import Foundation
 
 // MARK: - Modifiers
 
-extension StatefulOperationRequest where State: Sendable {
+extension StatefulOperationRequest where Self: SendableMetatype, State: SendableMetatype {
   /// Marks the store's value stale whenever `predicate` holds.
   ///
   /// Stale predicates combine with OR: with several `staleWhen…` modifiers the value is stale when
@@ -18,9 +18,9 @@ extension StatefulOperationRequest where State: Sendable {
   /// - Returns: The modified operation.
   public func staleWhen(
     predicate: @escaping @Sendable (State, OperationContext) -> Bool
-  ) -> ModifiedOperation<Self, _StaleWhenRevalidateModifier<Self>> {
+  ) -> ModifiedOperation<Self, _StaleWhenModifier<Self>> {
     self.modifier(
-      _StaleWhenRevalidateModifier { state, context in
+      _StaleWhenModifier { state, context in
         guard let state = unwrapState(state, as: State.self) else { return false }
         return predicate(state, context)
       }
@@ -33,9 +33,9 @@ extension StatefulOperationRequest where State: Sendable {
   /// - Returns: The modified operation.
   public func staleWhen(
     satisfying specification: some OperationRunSpecification & Sendable
-  ) -> ModifiedOperation<Self, _StaleWhenRevalidateModifier<Self>> {
+  ) -> ModifiedOperation<Self, _StaleWhenModifier<Self>> {
     self.modifier(
-      _StaleWhenRevalidateModifier { _, context in specification.isSatisfied(in: context) }
+      _StaleWhenModifier { _, context in specification.isSatisfied(in: context) }
     )
   }
 
@@ -49,7 +49,7 @@ extension StatefulOperationRequest where State: Sendable {
   public func stale(
     after duration: OperationDuration,
     whenNoValue: Bool = true
-  ) -> ModifiedOperation<Self, _StaleWhenRevalidateModifier<Self>> {
+  ) -> ModifiedOperation<Self, _StaleWhenModifier<Self>> {
     self.staleWhen { state, context in
       guard let date = state.valueLastUpdatedAt else { return whenNoValue }
       let age = context.operationClock.now().timeIntervalSince(date)
@@ -68,7 +68,7 @@ extension StatefulOperationRequest where State: Sendable {
   public func stale(
     after duration: Duration,
     whenNoValue: Bool = true
-  ) -> ModifiedOperation<Self, _StaleWhenRevalidateModifier<Self>> {
+  ) -> ModifiedOperation<Self, _StaleWhenModifier<Self>> {
     self.stale(after: OperationDuration(duration: duration), whenNoValue: whenNoValue)
   }
 
@@ -81,24 +81,24 @@ extension StatefulOperationRequest where State: Sendable {
   @available(*, deprecated, message: "Pass an `OperationDuration` or a `Duration` instead.")
   public func stale(
     after seconds: TimeInterval
-  ) -> ModifiedOperation<Self, _StaleWhenRevalidateModifier<Self>> {
+  ) -> ModifiedOperation<Self, _StaleWhenModifier<Self>> {
     self.stale(after: OperationDuration.seconds(seconds), whenNoValue: true)
   }
 }
 
-extension StatefulOperationRequest where State: Sendable {
+extension StatefulOperationRequest where Self: SendableMetatype, State: SendableMetatype {
   /// Marks the store's value stale while it has no value.
   ///
   /// - Returns: The modified operation.
   public func staleWhenNoValue<Wrapped>() -> ModifiedOperation<
-    Self, _StaleWhenRevalidateModifier<Self>
+    Self, _StaleWhenModifier<Self>
   > where State.StateValue == Wrapped? {
     self.staleWhen { state, _ in state.currentValue == nil }
   }
 }
 
 /// The modifier behind the `staleWhen…` and `stale(after:)` modifiers.
-public struct _StaleWhenRevalidateModifier<
+public struct _StaleWhenModifier<
   Operation: StatefulOperationRequest
 >: _ContextUpdatingOperationModifier, Sendable {
   let predicate: @Sendable (any OperationState, OperationContext) -> Bool
@@ -112,7 +112,7 @@ public struct _StaleWhenRevalidateModifier<
 }
 
 /// The state itself when it has type `type`, or the state it wraps when that has type `type`.
-private func unwrapState<Wanted: OperationState & Sendable>(
+private func unwrapState<Wanted: OperationState & SendableMetatype>(
   _ state: any OperationState,
   as type: Wanted.Type
 ) -> Wanted? {

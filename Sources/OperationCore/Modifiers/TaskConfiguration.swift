@@ -9,8 +9,8 @@ extension OperationRequest {
   /// - Returns: The modified operation.
   public func taskConfiguration(
     _ configuration: OperationTaskConfiguration
-  ) -> ModifiedOperation<Self, _TaskConfigurationModifier<Self>> {
-    self.modifier(_TaskConfigurationModifier { $0 = configuration })
+  ) -> ModifiedOperation<Self, _OperationTaskConfigurationModifier<Self>> {
+    self.modifier(_OperationTaskConfigurationModifier { $0 = configuration })
   }
 
   /// Edits the configuration of the tasks that run this operation.
@@ -23,13 +23,13 @@ extension OperationRequest {
   /// - Returns: The modified operation.
   public func taskConfiguration(
     _ edit: @escaping @Sendable (inout OperationTaskConfiguration) -> Void
-  ) -> ModifiedOperation<Self, _TaskConfigurationModifier<Self>> {
-    self.modifier(_TaskConfigurationModifier(edit: edit))
+  ) -> ModifiedOperation<Self, _OperationTaskConfigurationModifier<Self>> {
+    self.modifier(_OperationTaskConfigurationModifier(edit: edit))
   }
 }
 
 /// The modifier behind ``OperationRequest/taskConfiguration(_:)-(OperationTaskConfiguration)``.
-public struct _TaskConfigurationModifier<
+public struct _OperationTaskConfigurationModifier<
   Operation: OperationRequest
 >: _ContextUpdatingOperationModifier, Sendable {
   let edit: @Sendable (inout OperationTaskConfiguration) -> Void

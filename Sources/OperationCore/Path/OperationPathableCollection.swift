@@ -133,7 +133,7 @@ public struct OperationPathableCollection<Element: OperationPathable> {
 
 extension OperationPathableCollection: Collection {
   /// A position in an ``OperationPathableCollection``.
-  public struct Index: Comparable {
+  public struct Index: Hashable, Comparable {
     fileprivate let base: Dictionary<OperationPath, Element>.Index
 
     /// Whether the first position comes before the second.

@@ -2,20 +2,21 @@
 ///
 /// Event handlers and ``OperationState/update(with:for:)`` find it in
 /// ``OperationContext/operationResultUpdateReason``.
-public struct OperationResultUpdateReason: Hashable, Sendable {
-  private let rawValue: String
-
+public enum OperationResultUpdateReason: Hashable, Sendable {
   /// The operation yielded the result through its ``OperationContinuation``.
-  public static let yieldedResult = Self(rawValue: "Yielded Result")
+  case yieldedResult
 
   /// The operation returned (or threw) the result.
-  public static let returnedFinalResult = Self(rawValue: "Returned Final Result")
+  case returnedFinalResult
 }
 
 extension OperationResultUpdateReason: CustomStringConvertible {
   /// A readable name of the reason, such as `Yielded Result`.
   public var description: String {
-    self.rawValue
+    switch self {
+    case .yieldedResult: "Yielded Result"
+    case .returnedFinalResult: "Returned Final Result"
+    }
   }
 }
 

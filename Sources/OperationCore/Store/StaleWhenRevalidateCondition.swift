@@ -2,7 +2,7 @@
 ///
 /// With no predicate a store is always stale, so it runs on its first subscriber whenever
 /// automatic running is enabled.
-@_spi(StaleWhenRevalidate)
+@_spi(StaleWhenRevalidate) @_spi(StaleWhenRevalidateCondition)
 public struct StaleWhenRevalidateCondition: Sendable {
   private var predicates = [@Sendable (any OperationState, OperationContext) -> Bool]()
 
@@ -31,7 +31,7 @@ public struct StaleWhenRevalidateCondition: Sendable {
 
 extension OperationContext {
   /// The condition that decides whether a store's value is stale.
-  @_spi(StaleWhenRevalidate)
+  @_spi(StaleWhenRevalidate) @_spi(StaleWhenRevalidateCondition)
   public var staleWhenRevalidateCondition: StaleWhenRevalidateCondition {
     get { self[StaleWhenRevalidateConditionKey.self] }
     set { self[StaleWhenRevalidateConditionKey.self] = newValue }

@@ -32,8 +32,11 @@ public struct OperationSubscription: Sendable {
   ///
   /// - Parameter subscriptions: The subscriptions to combine.
   /// - Returns: The combined subscription.
-  public static func combined(_ subscriptions: [OperationSubscription]) -> Self {
-    Self {
+  public static func combined(
+    _ subscriptions: some Collection<OperationSubscription>
+  ) -> Self {
+    let subscriptions = Array(subscriptions)
+    return Self {
       for subscription in subscriptions {
         subscription.cancel()
       }

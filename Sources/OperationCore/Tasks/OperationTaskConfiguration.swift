@@ -51,7 +51,9 @@ extension Task where Failure == any Error {
   @discardableResult
   public init(
     configuration: OperationTaskConfiguration,
-    operation: sending @escaping @isolated(any) () async throws -> Success
+    @_inheritActorContext @_implicitSelfCapture operation:
+      sending @escaping @isolated(any) () async throws
+      -> Success
   ) {
     if let executor = configuration.executorPreference {
       self.init(
@@ -75,7 +77,9 @@ extension Task where Failure == Never {
   @discardableResult
   public init(
     configuration: OperationTaskConfiguration,
-    operation: sending @escaping @isolated(any) () async -> Success
+    @_inheritActorContext @_implicitSelfCapture operation:
+      sending @escaping @isolated(any) () async
+      -> Success
   ) {
     if let executor = configuration.executorPreference {
       self.init(

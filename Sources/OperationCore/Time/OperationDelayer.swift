@@ -56,6 +56,13 @@ public struct ClockDelayer<C: Clock>: OperationDelayer where C.Duration == Durat
     self.clock = clock
   }
 
+  /// Creates a delayer that sleeps on a clock.
+  ///
+  /// - Parameter clock: The clock to sleep on.
+  public init(_ clock: C) {
+    self.clock = clock
+  }
+
   /// Sleeps on ``clock``.
   ///
   /// - Parameter duration: How long to sleep.

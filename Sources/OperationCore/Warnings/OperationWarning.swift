@@ -36,6 +36,10 @@ extension OperationWarning: ExpressibleByStringLiteral {
   }
 }
 
+/// Lets a warning be written as an interpolated string literal, such as `"Got \(value)."`.
+@_spi(Warnings)
+extension OperationWarning: ExpressibleByStringInterpolation {}
+
 @_spi(Warnings)
 extension OperationWarning: CustomStringConvertible {
   /// The warning's message.
