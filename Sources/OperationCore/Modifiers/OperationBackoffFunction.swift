@@ -142,8 +142,3 @@ public struct _OperationBackoffFunctionModifier<
     context.operationBackoffFunction = self.backoff
   }
 }
-
-/// The former name of ``_OperationBackoffFunctionModifier``.
-@available(*, deprecated, renamed: "_OperationBackoffFunctionModifier")
-public typealias _BackoffModifier<Operation: OperationRequest> =
-  _OperationBackoffFunctionModifier<Operation>
