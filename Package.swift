@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "OperationCore", targets: ["OperationCore"]),
     .library(name: "Operation", targets: ["Operation"]),
     .library(name: "OperationTestSupport", targets: ["OperationTestSupport"]),
+    .executable(name: "operation-demo", targets: ["OperationDemo"]),
   ],
   traits: [
     .trait(
@@ -34,6 +35,21 @@ let package = Package(
     // `Logger` for `logDuration(with:at:)` and `OperationContext.operationLogger`. Only the
     // `SwiftOperationLogging` trait links it, so apps that do not log pay nothing for it.
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    // DEMO ONLY: the `operation-demo` executable embeds a real HTTP server, so that one command
+    // shows the library against real network I/O. Hummingbird is an async/await HTTP server on
+    // SwiftNIO that builds on Linux with no system libraries, but it is large: its first build
+    // takes several minutes. Only the `OperationDemo` target depends on it, so a package that uses
+    // the library products never builds it (SwiftPM still resolves it).
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    // DEMO ONLY: flag parsing for `operation-demo`. swift-argument-parser gives `--help`, typed
+    // values and a clear message plus a non-zero exit for a bad value, which a hand-written parser
+    // would have to re-implement; it is a small, dependency-free package.
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    // DEMO ONLY: `NIOCore` gives the demo the port that the system picked for its server, and
+    // `ServiceLifecycle` shuts the server down gracefully. Hummingbird already depends on both, so
+    // they add nothing to fetch or build.
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     .target(
@@ -80,6 +96,35 @@ let package = Package(
           condition: .when(traits: ["SwiftOperationLogging"])
         ),
       ]
+    ),
+    .executableTarget(
+      name: "OperationDemo",
+      dependencies: [
+        "Operation",
+        "OperationDemoSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      path: "Examples/OperationDemo"
+    ),
+    // The demo's pure parts (flags, fault decisions, the posts, the progress bar), apart so that
+    // they are unit-tested without a server; the demo itself is the end-to-end test.
+    .target(
+      name: "OperationDemoSupport",
+      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Examples/OperationDemoSupport"
+    ),
+    .testTarget(
+      name: "OperationDemoSupportTests",
+      dependencies: [
+        "OperationDemoSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Examples/OperationDemoSupportTests"
     ),
   ],
   swiftLanguageModes: [.v6]
