@@ -1,0 +1,42 @@
+import Hummingbird
+import OperationDemoSupport
+
+/// Applies the server's faults before a route runs: the added latency, the offline switch
+/// (HTTP 503) and the seeded failures (HTTP 500).
+///
+/// A failed request never reaches its route, so a retried `POST /posts/add` cannot create a post
+/// twice.
+struct FaultInjectionMiddleware<Context: RequestContext>: RouterMiddleware {
+  let state: ServerState
+
+  // NB: Hummingbird's requirement is compiled without `NonisolatedNonsendingByDefault`, so its
+  // `next` closure is `@concurrent`; the witness spells that out to match.
+  @concurrent func handle(
+    _ request: Request,
+    context: Context,
+    next: @concurrent (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    let answer = self.state.admit(key: Self.key(for: request))
+    if self.state.plan.latency > .zero {
+      try await Task.sleep(for: self.state.plan.latency)
+    }
+    switch answer {
+    case .offline:
+      return .json(
+        status: .serviceUnavailable,
+        message: "The server is offline (--offline-for-ms)."
+      )
+    case .injectedFailure:
+      return .json(status: .internalServerError, message: "Injected failure (--failure-rate).")
+    case .handled:
+      return try await next(request, context)
+    }
+  }
+
+  /// The key the server counts requests by, and that seeds its fault decisions: the method, the
+  /// path and the query, such as `GET /posts?limit=10&skip=0`.
+  static func key(for request: Request) -> String {
+    let query = request.uri.query.map { "?\($0)" } ?? ""
+    return "\(request.method) \(request.uri.path)\(query)"
+  }
+}

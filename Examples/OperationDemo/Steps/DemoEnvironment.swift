@@ -1,0 +1,118 @@
+import Operation
+import OperationDemoSupport
+
+/// What every step uses: the client, the API, the output, and the embedded server's state (`nil`
+/// with `--base-url`).
+struct DemoEnvironment: Sendable {
+  let client: OperationClient
+  let api: PostsAPI
+  let reporter: DemoReporter
+  let checks: Checks
+  let server: ServerState?
+  let options: DemoOptions
+  private let deduplicated = Locked(0)
+
+  init(
+    client: OperationClient,
+    api: PostsAPI,
+    reporter: DemoReporter,
+    checks: Checks,
+    server: ServerState?,
+    options: DemoOptions
+  ) {
+    self.client = client
+    self.api = api
+    self.reporter = reporter
+    self.checks = checks
+    self.server = server
+    self.options = options
+  }
+
+  var terminal: Terminal {
+    self.reporter.terminal
+  }
+
+  /// The number of store runs that joined another run instead of calling the server.
+  var deduplicatedCalls: Int {
+    self.deduplicated.withLock { $0 }
+  }
+
+  /// Counts the runs of a store that never reached its operation: deduplication joined them to a
+  /// run in flight.
+  ///
+  /// - Parameters:
+  ///   - storeRuns: The runs the store started, as a subscriber saw them.
+  ///   - label: The operation's label.
+  /// - Returns: The number of deduplicated runs.
+  @discardableResult
+  func tallyDeduplicated(storeRuns: Int, label: String) -> Int {
+    let count = max(storeRuns - self.reporter.runs(for: label), 0)
+    self.deduplicated.withLock { $0 += count }
+    return count
+  }
+
+  /// Checks that a run's outcome is the expected one, or a failure that the server caused on
+  /// every attempt, and that each attempt was one request to the server.
+  ///
+  /// - Parameters:
+  ///   - result: The run's outcome.
+  ///   - label: The operation's label.
+  ///   - serverKeys: Whether a server request key belongs to the operation.
+  ///   - expectation: The text of the expected value.
+  ///   - isExpected: Whether a value is the expected one.
+  func checkRun<Value>(
+    _ result: Result<Value, any Error>,
+    label: String,
+    serverKeys: @escaping (String) -> Bool,
+    expectation: String,
+    isExpected: (Value) -> Bool
+  ) {
+    let attempts = self.reporter.attempts(for: label)
+    switch result {
+    case .success(let value):
+      self.checks.expect(isExpected(value), "\(label): the store holds \(expectation)")
+    case .failure(let error):
+      let lastAnswers = self.server?.answers(where: serverKeys).suffix(4) ?? []
+      let serverFailedAll = lastAnswers.count == 4 && lastAnswers.allSatisfy { $0 != .handled }
+      self.checks.expect(
+        serverFailedAll,
+        serverFailedAll
+          ? "\(label): the store reports the failure (\(error)): the server failed all 4 attempts"
+          : "\(label): the run failed (\(error)) although the server did not fail every attempt"
+      )
+    }
+    if let server = self.server {
+      let requests = server.requestCount(where: serverKeys)
+      self.checks.expect(
+        requests == attempts,
+        "\(label): one request per attempt: \(attempts) attempt(s), \(requests) request(s) "
+          + "received by the server"
+      )
+    }
+  }
+}
+
+/// Waits until a store's state satisfies a predicate.
+///
+/// - Returns: The state, or `nil` when the time ran out first.
+func waitForState<State: OperationState & Sendable>(
+  of store: OperationStore<State>,
+  within timeout: Duration,
+  where predicate: @escaping @Sendable (State) -> Bool
+) async -> State? {
+  await withTaskGroup(of: State?.self) { group in
+    group.addTask {
+      for await element in store.states where predicate(element.state) {
+        return element.state
+      }
+      return nil
+    }
+    group.addTask {
+      try? await Task.sleep(for: timeout)
+      return nil
+    }
+    let first = await group.next() ?? nil
+    group.cancelAll()
+    return first
+  }
+}

@@ -1,0 +1,158 @@
+/// A post as the demo server sends it, in the shape of dummyjson.com's posts API.
+public struct CatalogPost: Codable, Hashable, Sendable {
+  /// The post's identifier, from 1.
+  public var id: Int
+  /// The author's identifier.
+  public var userId: Int
+  /// The title.
+  public var title: String
+  /// The text.
+  public var body: String
+
+  /// Creates a post.
+  public init(id: Int, userId: Int, title: String, body: String) {
+    self.id = id
+    self.userId = userId
+    self.title = title
+    self.body = body
+  }
+}
+
+/// One page of posts: `{posts, total, skip, limit}`, as `GET /posts?limit=&skip=` answers.
+public struct CatalogPage: Codable, Hashable, Sendable {
+  /// The posts of the page.
+  public var posts: [CatalogPost]
+  /// The number of posts in the catalog.
+  public var total: Int
+  /// The number of posts before the page.
+  public var skip: Int
+  /// The number of posts on the page.
+  public var limit: Int
+}
+
+/// The body of `POST /posts/add`.
+public struct NewPost: Codable, Hashable, Sendable {
+  /// The author's identifier.
+  public var userId: Int
+  /// The title.
+  public var title: String
+  /// The text.
+  public var body: String
+
+  /// Creates a post to add.
+  public init(userId: Int, title: String, body: String) {
+    self.userId = userId
+    self.title = title
+    self.body = body
+  }
+}
+
+/// The posts the demo server serves, generated the same way on every run.
+public struct PostCatalog: Hashable, Sendable {
+  /// The number of posts a page has when the request gives no `limit`, as on dummyjson.com.
+  public static let defaultLimit = 30
+
+  /// The posts, with identifiers `1...count`.
+  public let posts: [CatalogPost]
+
+  /// Creates a catalog.
+  ///
+  /// - Parameter count: The number of posts; negative values count as zero.
+  public init(count: Int = 100) {
+    self.posts = (0..<max(count, 0)).map(Self.post(at:))
+  }
+
+  /// The post with an identifier.
+  ///
+  /// - Parameter id: The identifier.
+  /// - Returns: The post, or `nil` when there is none (the server answers 404).
+  public func post(id: Int) -> CatalogPost? {
+    self.posts.indices.contains(id - 1) ? self.posts[id - 1] : nil
+  }
+
+  /// A page of posts.
+  ///
+  /// Like dummyjson.com, a `limit` of 0 means every post after `skip`, and a page past the end is
+  /// empty.
+  ///
+  /// - Parameters:
+  ///   - limit: The most posts on the page; ``defaultLimit`` when `nil`.
+  ///   - skip: The number of posts before the page; 0 when `nil`.
+  /// - Returns: The page.
+  /// - Throws: ``PageQueryError`` when `limit` or `skip` is negative.
+  public func page(limit: Int?, skip: Int?) throws(PageQueryError) -> CatalogPage {
+    let limit = limit ?? Self.defaultLimit
+    let skip = skip ?? 0
+    guard limit >= 0 else { throw PageQueryError(name: "limit", value: "\(limit)") }
+    guard skip >= 0 else { throw PageQueryError(name: "skip", value: "\(skip)") }
+    let start = min(skip, self.posts.count)
+    let end = limit == 0 ? self.posts.count : min(start + limit, self.posts.count)
+    let posts = Array(self.posts[start..<end])
+    return CatalogPage(posts: posts, total: self.posts.count, skip: skip, limit: posts.count)
+  }
+
+  /// A page of posts from the query string's raw values.
+  ///
+  /// - Parameters:
+  ///   - rawLimit: The `limit` value of the query string, if any.
+  ///   - rawSkip: The `skip` value of the query string, if any.
+  /// - Returns: The page.
+  /// - Throws: ``PageQueryError`` when a value is not a non-negative integer (the server answers
+  ///   400).
+  public func page(rawLimit: String?, rawSkip: String?) throws(PageQueryError) -> CatalogPage {
+    try self.page(
+      limit: Self.integer(rawLimit, name: "limit"),
+      skip: Self.integer(rawSkip, name: "skip")
+    )
+  }
+
+  /// The post that `POST /posts/add` answers with.
+  ///
+  /// Like dummyjson.com, the server does not keep it: the new post gets the identifier after the
+  /// last one, every time.
+  ///
+  /// - Parameter post: The post to add.
+  /// - Returns: The added post.
+  public func adding(_ post: NewPost) -> CatalogPost {
+    CatalogPost(id: self.posts.count + 1, userId: post.userId, title: post.title, body: post.body)
+  }
+
+  private static func integer(_ raw: String?, name: String) throws(PageQueryError) -> Int? {
+    guard let raw else { return nil }
+    guard let value = Int(raw), value >= 0 else { throw PageQueryError(name: name, value: raw) }
+    return value
+  }
+
+  private static let adjectives = [
+    "Quiet", "Bright", "Hidden", "Distant", "Early", "Golden", "Patient", "Restless", "Silver",
+    "Wandering",
+  ]
+  private static let nouns = [
+    "harbor", "orchard", "library", "lantern", "meadow", "river", "workshop", "garden", "signal",
+    "bridge",
+  ]
+
+  private static func post(at index: Int) -> CatalogPost {
+    let adjective = Self.adjectives[index % Self.adjectives.count]
+    let noun = Self.nouns[(index / Self.adjectives.count) % Self.nouns.count]
+    return CatalogPost(
+      id: index + 1,
+      userId: index % 10 + 1,
+      title: "The \(adjective.lowercased()) \(noun)",
+      body: "\(adjective) thoughts about a \(noun), post number \(index + 1)."
+    )
+  }
+}
+
+/// A `limit` or `skip` query value that is not a non-negative integer.
+public struct PageQueryError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The query item's name.
+  public let name: String
+  /// The rejected value.
+  public let value: String
+
+  /// A message for the HTTP 400 answer.
+  public var description: String {
+    "'\(self.name)' must be a non-negative integer, got '\(self.value)'"
+  }
+}

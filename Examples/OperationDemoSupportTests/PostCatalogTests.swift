@@ -1,0 +1,56 @@
+import OperationDemoSupport
+import Testing
+
+@Suite struct `PostCatalog tests` {
+  let catalog = PostCatalog(count: 25)
+
+  @Test func `posts have identifiers from 1 and are the same on every run`() {
+    #expect(self.catalog.posts.map(\.id) == Array(1...25))
+    #expect(PostCatalog(count: 25) == self.catalog)
+    #expect(Set(self.catalog.posts.map(\.title)).count == 25)
+  }
+
+  @Test func `a missing post is nil`() {
+    #expect(self.catalog.post(id: 3)?.id == 3)
+    #expect(self.catalog.post(id: 0) == nil)
+    #expect(self.catalog.post(id: 26) == nil)
+    #expect(self.catalog.post(id: -1) == nil)
+  }
+
+  @Test func `pages have posts, total, skip and limit like dummyjson`() throws {
+    let page = try self.catalog.page(limit: 10, skip: 20)
+    #expect(page.posts.map(\.id) == Array(21...25))
+    #expect(page.total == 25)
+    #expect(page.skip == 20)
+    #expect(page.limit == 5)
+  }
+
+  @Test func `limit defaults to 30 and 0 means every post`() throws {
+    #expect(try PostCatalog(count: 40).page(limit: nil, skip: nil).posts.count == 30)
+    #expect(try self.catalog.page(limit: 0, skip: 5).posts.count == 20)
+  }
+
+  @Test func `a page past the end is empty`() throws {
+    let page = try self.catalog.page(limit: 10, skip: 100)
+    #expect(page.posts.isEmpty)
+    #expect(page.skip == 100)
+  }
+
+  @Test(arguments: [("-1", "0"), ("ten", "0"), ("10", "-5"), ("10", "1.5")])
+  func `bad query values are rejected`(limit: String, skip: String) {
+    #expect(throws: PageQueryError.self) {
+      try self.catalog.page(rawLimit: limit, rawSkip: skip)
+    }
+  }
+
+  @Test func `raw query values are parsed`() throws {
+    #expect(try self.catalog.page(rawLimit: "5", rawSkip: "5").posts.map(\.id) == Array(6...10))
+    #expect(try self.catalog.page(rawLimit: nil, rawSkip: "24").posts.map(\.id) == [25])
+  }
+
+  @Test func `an added post gets the identifier after the last one`() {
+    let post = self.catalog.adding(NewPost(userId: 2, title: "T", body: "B"))
+    #expect(post == CatalogPost(id: 26, userId: 2, title: "T", body: "B"))
+    #expect(self.catalog.posts.count == 25)
+  }
+}
