@@ -1,0 +1,175 @@
+import Benchmark
+import OperationBenchmarkSupport
+
+// The benchmarks of issue 6, numbered as in the issue. The hot loops (1, 2, 6) are measured by
+// package-benchmark itself: with a scaling factor, `wallClock` and `mallocCountTotal` are per
+// fetch or per delivery. The scenarios (3, 4, 5, 7, 8) time themselves and report custom
+// metrics, because their figures (the first batch against the last, a body run count, memory per
+// store) are not the time of one iteration.
+
+/// A custom metric whose value is reported as is, not divided by a scaling factor.
+private func metric(_ name: String) -> BenchmarkMetric {
+  .custom(name, polarity: .prefersSmaller, useScalingFactor: false)
+}
+
+private enum Metrics {
+  static let hotLoop: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal]
+
+  static let bodyRuns = metric("(3) body runs")
+  static let concurrentWall = metric("(3) wall time (µs)")
+  static let firstCreation = metric("(4) creation, first 10k (ns/store)")
+  static let lastCreation = metric("(4) creation, last 10k (ns/store)")
+  static let lookup = metric("(4) lookup (ns)")
+  static let residentPerStore = metric("(4) resident (B/store)")
+  static let heapPerStore = metric("(4) heap (B/store)")
+  static let matching = metric("(5) stores(matching:) (ns/call)")
+  static let mutate = metric("(7) mutate (ns/call)")
+  static let mutateResident = metric("(7) resident added (KiB)")
+  static let mutateHeap = metric("(7) heap added (KiB)")
+  static let firstPages = metric("(8) pages 1-100 (µs)")
+  static let lastPages = metric("(8) pages 901-1000 (µs)")
+  static let pageRatio = metric("(8) ratio x100")
+
+  static let custom = [
+    bodyRuns, concurrentWall, firstCreation, lastCreation, lookup, residentPerStore, heapPerStore,
+    matching, mutate, mutateResident, mutateHeap, firstPages, lastPages, pageRatio,
+  ]
+}
+
+let benchmarks: @Sendable () -> Void = {
+  Benchmark.defaultConfiguration = .init(
+    metrics: Metrics.hotLoop,
+    timeUnits: .nanoseconds,
+    // NB: The custom metrics are reported as measured, without a K or M scale.
+    units: Dictionary(uniqueKeysWithValues: Metrics.custom.map { ($0, .count) }),
+    maxDuration: .seconds(2)
+  )
+
+  // MARK: (1) and (2)
+
+  Benchmark(
+    "(1) fetch, trivial query, detached store",
+    configuration: .init(scalingFactor: .kilo)
+  ) { benchmark in
+    let fetches = SequentialFetches.plain()
+    benchmark.startMeasurement()
+    try await fetches.run(count: benchmark.scaledIterations.count)
+    benchmark.stopMeasurement()
+  }
+
+  Benchmark(
+    "(2) fetch, retry(limit: 3).deduplicated(), client defaults",
+    configuration: .init(scalingFactor: .kilo)
+  ) { benchmark in
+    let fetches = SequentialFetches.throughDefaultModifiers()
+    benchmark.startMeasurement()
+    try await fetches.run(count: benchmark.scaledIterations.count)
+    benchmark.stopMeasurement()
+  }
+
+  // MARK: (3)
+
+  Benchmark(
+    "(3) 1,000 concurrent fetches, deduplicated, 1 ms body",
+    configuration: .init(
+      metrics: [Metrics.concurrentWall, Metrics.bodyRuns],
+      maxDuration: .seconds(2),
+      maxIterations: 50
+    )
+  ) { benchmark in
+    let figures = try await concurrentDeduplicatedFetches()
+    benchmark.measurement(Metrics.concurrentWall, figures.wallNanoseconds / 1_000)
+    benchmark.measurement(Metrics.bodyRuns, figures.bodyRuns)
+  }
+
+  // MARK: (4)
+
+  Benchmark(
+    "(4) store(for:), 100,000 distinct queries",
+    configuration: .init(
+      metrics: [
+        Metrics.firstCreation, Metrics.lastCreation, Metrics.lookup, Metrics.residentPerStore,
+        Metrics.heapPerStore,
+      ],
+      warmupIterations: 0,
+      maxDuration: .seconds(10),
+      maxIterations: 5
+    )
+  ) { benchmark in
+    let figures = storeCreation()
+    benchmark.measurement(Metrics.firstCreation, Int(figures.firstBatchNanosecondsPerStore))
+    benchmark.measurement(Metrics.lastCreation, Int(figures.lastBatchNanosecondsPerStore))
+    benchmark.measurement(Metrics.lookup, Int(figures.lookupNanoseconds))
+    benchmark.measurement(Metrics.residentPerStore, Int(figures.residentBytesPerStore))
+    benchmark.measurement(Metrics.heapPerStore, Int(figures.heapBytesPerStore))
+  }
+
+  // MARK: (5)
+
+  for storeCount in [100_000, 1_000_000] {
+    Benchmark(
+      "(5) stores(matching:), 100 of \(storeCount) stores",
+      configuration: .init(
+        metrics: [Metrics.matching],
+        maxDuration: .seconds(2),
+        maxIterations: 20
+      )
+    ) { benchmark, fixture in
+      let calls = 1_000
+      let start = ContinuousClock.now
+      keep(fixture.run(count: calls))
+      benchmark.measurement(Metrics.matching, nanoseconds(since: start) / calls)
+    } setup: {
+      // NB: With 1,000,000 stores the paths are spread over 10,000 groups, so that each prefix
+      // still matches 100 stores and the two figures compare the same work.
+      MatchingFixture(storeCount: storeCount, groups: storeCount / 100)
+    }
+  }
+
+  // MARK: (6)
+
+  Benchmark(
+    "(6) state update, 1,000 subscribers (per delivery)",
+    configuration: .init(scalingFactor: .mega)
+  ) { benchmark, fanOut in
+    let updates = benchmark.scaledIterations.count / fanOut.subscriberCount
+    benchmark.startMeasurement()
+    fanOut.run(count: updates)
+    benchmark.stopMeasurement()
+  } setup: {
+    SubscriberFanOut(subscribers: 1_000)
+  }
+
+  // MARK: (7)
+
+  Benchmark(
+    "(7) mutate(with:), 100,000 calls on one store",
+    configuration: .init(
+      metrics: [Metrics.mutate, Metrics.mutateResident, Metrics.mutateHeap],
+      warmupIterations: 0,
+      maxDuration: .seconds(10),
+      maxIterations: 5
+    )
+  ) { benchmark in
+    let figures = try await mutations()
+    benchmark.measurement(Metrics.mutate, Int(figures.nanosecondsPerCall))
+    benchmark.measurement(Metrics.mutateResident, figures.residentBytesAdded / 1024)
+    benchmark.measurement(Metrics.mutateHeap, figures.heapBytesAdded / 1024)
+  }
+
+  // MARK: (8)
+
+  Benchmark(
+    "(8) fetchNextPage(), 1,000 pages",
+    configuration: .init(
+      metrics: [Metrics.firstPages, Metrics.lastPages, Metrics.pageRatio],
+      maxDuration: .seconds(5),
+      maxIterations: 10
+    )
+  ) { benchmark in
+    let figures = try await nextPages()
+    benchmark.measurement(Metrics.firstPages, figures.firstWindowNanoseconds / 1_000)
+    benchmark.measurement(Metrics.lastPages, figures.lastWindowNanoseconds / 1_000)
+    benchmark.measurement(Metrics.pageRatio, Int(figures.ratio * 100))
+  }
+}
