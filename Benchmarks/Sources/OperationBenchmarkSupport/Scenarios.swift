@@ -34,16 +34,18 @@ public struct SequentialFetches: Sendable {
 
 /// The figures of ``concurrentDeduplicatedFetches(count:bodyDuration:)``.
 public struct ConcurrentFetchFigures: Sendable {
-  /// From the first task's creation to the last fetch's return.
+  /// From the moment the calls are let go to the last fetch's return.
   public let wallNanoseconds: Int
   /// How many times the query's body ran.
   public let bodyRuns: Int
 }
 
-/// (3) Starts `count` fetches of one deduplicated store at the same moment, and waits for them.
+/// (3) Makes `count` calls of `fetch()` on one deduplicated store at the same moment, and waits
+/// for them.
 ///
-/// Every fetch runs in a task of its own; the tasks wait at a gate that opens once they all
-/// exist, so that the calls are issued together. The wall time covers creating the tasks too.
+/// Every call runs in a task of its own. The tasks line up at a gate, which opens once they all
+/// wait there, so that the calls are made together; the wall time runs from the opening of the
+/// gate to the last call's return.
 public func concurrentDeduplicatedFetches(
   count: Int = 1_000,
   bodyDuration: Duration = .milliseconds(1)
@@ -53,24 +55,31 @@ public func concurrentDeduplicatedFetches(
     query: SlowQuery(counter: counter, duration: bodyDuration).deduplicated(),
     initialValue: nil
   )
-  let gate = Gate()
-  let start = ContinuousClock.now
-  try await withThrowingTaskGroup(of: Int.self) { group in
+  let arrivals = RunCounter()
+  let allArrived = Gate()
+  let start = Gate()
+  return try await withThrowingTaskGroup(of: Int.self) { group in
     for _ in 0..<count {
       group.addTask {
-        await gate.wait()
+        arrivals.increment()
+        if arrivals.count == count {
+          allArrived.open()
+        }
+        await start.wait()
         return try await store.fetch()
       }
     }
-    gate.open()
+    await allArrived.wait()
+    let startInstant = ContinuousClock.now
+    start.open()
     for try await value in group {
       keep(value)
     }
+    return ConcurrentFetchFigures(
+      wallNanoseconds: nanoseconds(since: startInstant),
+      bodyRuns: counter.count
+    )
   }
-  return ConcurrentFetchFigures(
-    wallNanoseconds: nanoseconds(since: start),
-    bodyRuns: counter.count
-  )
 }
 
 // MARK: - (4): store creation and lookup
