@@ -104,13 +104,16 @@ extension OperationClient {
     return self.lock.withLock { storage in
       let operation = transfer.value
       if let existing = self.storeCache.withStores({ $0[path] }) {
+        let recordedType = existing.operationType ?? storage.operationTypes[path]
         if let store = existing.base as? OperationStore<Operation.State>,
-          storage.operationTypes[path].map({ $0 == Operation.self }) ?? true
+          recordedType.map({ $0 == Operation.self }) ?? true
         {
-          storage.operationTypes[path] = Operation.self
+          if recordedType == nil {
+            storage.operationTypes[path] = Operation.self
+          }
           return store
         }
-        let expectedType = storage.operationTypes[path] ?? type(of: existing.base)
+        let expectedType = recordedType ?? type(of: existing.base)
         reportWarning(.duplicatePath(expectedType: expectedType, foundType: Operation.self))
         return self.storeCreator.store(
           for: operation,
@@ -123,9 +126,11 @@ extension OperationClient {
         in: storage.defaultContext,
         with: initialState
       )
-      let opaque = OpaqueOperationStore(erasing: store)
+      // NB: The store carries the type of its operation, which a lookup reads before
+      // `operationTypes`; that table is left to stores that join through
+      // `withStores(matching:perform:)`, which carry no type.
+      let opaque = OpaqueOperationStore(erasing: store, operationType: Operation.self)
       _ = self.storeCache.withStores { $0.update(opaque) }
-      storage.operationTypes[path] = Operation.self
       self.notify(storage, added: [opaque], removed: [])
       return store
     }

@@ -24,7 +24,10 @@
 ///
 /// The context is copy-on-write: a copy does not see later writes to the original.
 public struct OperationContext: Sendable {
-  private var storage = [ObjectIdentifier: Entry]()
+  // NB: A context holds a few dozen entries at most, and it is copied and extended on every run
+  // (a store adds the entries of the run to a copy of its context). A flat array makes both cheap:
+  // a copy is one allocation, and a lookup compares key identities without hashing them.
+  private var storage = ContiguousArray<Entry>()
 
   /// Creates an empty context, in which every entry has its default value.
   public init() {}
@@ -34,12 +37,31 @@ public struct OperationContext: Sendable {
   /// - Parameter key: The key of the entry.
   public subscript<Key: OperationContext.Key>(_ key: Key.Type) -> Key.Value {
     get {
-      guard let entry = self.storage[ObjectIdentifier(key)] else { return Key.defaultValue }
-      return entry.value as! Key.Value
+      guard let index = self.index(of: key) else { return Key.defaultValue }
+      return self.storage[index].value as! Key.Value
     }
     set {
-      self.storage[ObjectIdentifier(key)] = Entry(key: key, value: newValue)
+      if let index = self.index(of: key) {
+        self.storage[index] = Entry(key: key, value: newValue)
+      } else {
+        self.storage.append(Entry(key: key, value: newValue))
+      }
     }
+  }
+
+  /// The number of entries that were set.
+  package var count: Int {
+    self.storage.count
+  }
+
+  /// Makes room for `capacity` entries, so that adding entries up to it does not reallocate.
+  package mutating func reserveCapacity(_ capacity: Int) {
+    self.storage.reserveCapacity(capacity)
+  }
+
+  private func index(of key: any Any.Type) -> Int? {
+    let id = ObjectIdentifier(key)
+    return self.storage.firstIndex { ObjectIdentifier($0.key) == id }
   }
 }
 
@@ -69,7 +91,7 @@ extension OperationContext {
 extension OperationContext: CustomStringConvertible {
   /// The entries that were set, as `[Key = value, …]`, in no particular order.
   public var description: String {
-    let entries = self.storage.values.map { entry in
+    let entries = self.storage.map { entry in
       "\(typeName(entry.key)) = \(entry.value)"
     }
     return "[\(entries.joined(separator: ", "))]"

@@ -14,35 +14,61 @@
 /// sanitizer intercepts `pthread_mutex_lock`, so it understands this lock, and
 /// `swift test --sanitize=thread` reports only real races.
 ///
+/// The lock is a value that refers to one managed buffer holding both the value and the mutex, so
+/// that making a lock costs one allocation: locks are made on every run of an operation and for
+/// every subscription. Copies of the lock share the buffer.
+///
 /// Unlike ``RecursiveLock``, it is not reentrant: calling ``withLock(_:)`` from inside `body`
 /// on the same lock deadlocks.
-package final class Lock<Value>: @unchecked Sendable {
-  // NB: `value` is read and written only while `mutex` is held; `mutex` is set once in `init`.
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  private var value: Value
+package struct Lock<Value>: @unchecked Sendable {
+  // NB: Copies of a lock share its storage, which holds the value and the mutex in one
+  // allocation. The value is read and written only while the mutex is held, and the storage is
+  // never used but through `withLock`.
+  private let storage: Storage
 
   /// Creates a lock that guards `value`.
   package init(_ value: sending Value) {
-    self.value = value
-    self.mutex = .allocate(capacity: 1)
-    pthread_mutex_init(self.mutex, nil)
-  }
-
-  deinit {
-    pthread_mutex_destroy(self.mutex)
-    self.mutex.deallocate()
+    self.storage = Storage.make(value)
   }
 
   /// Runs `body` with exclusive access to the value.
   ///
-  /// - Parameter body: Reads or changes the value.
+  /// - Parameter body: Reads or changes the value; must not use this lock again.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
-    pthread_mutex_lock(self.mutex)
-    defer { pthread_mutex_unlock(self.mutex) }
-    return try body(&self.value)
+    try self.storage.withLock(body)
+  }
+
+  /// The value and the mutex, allocated together, since locks are made on every run.
+  private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+    static func make(_ value: sending Value) -> Storage {
+      let buffer = Storage.create(minimumCapacity: 1) { _ in value }
+      // NB: `create` returns an instance of the class it is called on.
+      let storage = unsafeDowncast(buffer, to: Storage.self)
+      storage.withUnsafeMutablePointerToElements { mutex in
+        _ = pthread_mutex_init(mutex, nil)
+      }
+      return storage
+    }
+
+    deinit {
+      self.withUnsafeMutablePointerToElements { mutex in
+        _ = pthread_mutex_destroy(mutex)
+      }
+    }
+
+    func withLock<Result, Failure: Error>(
+      _ body: (inout Value) throws(Failure) -> sending Result
+    ) throws(Failure) -> sending Result {
+      // NB: The header and the elements of a managed buffer stay where they are for as long as
+      // the buffer lives, and `self` lives until this method returns.
+      let (value, mutex) = self.withUnsafeMutablePointers { ($0, $1) }
+      pthread_mutex_lock(mutex)
+      defer { pthread_mutex_unlock(mutex) }
+      return try body(&value.pointee)
+    }
   }
 }

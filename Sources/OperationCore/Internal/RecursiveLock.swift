@@ -19,29 +19,23 @@
 /// An effect enqueued while another thread is already delivering effects is delivered by that
 /// thread, right after the ones before it, so every subscriber sees events in the order the state
 /// changed.
-package final class RecursiveLock<Value>: @unchecked Sendable {
-  // NB: Every stored property below is read and written only while `mutex` is held (a recursive
-  // pthread mutex), except `mutex` itself, which is set once in `init`. Effects are `@Sendable`
-  // because the thread that delivers them may not be the one that enqueued them.
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  private var value: Value
-  private var depth = 0
-  private var effects = [@Sendable () -> Void]()
-  private var isDelivering = false
+package struct RecursiveLock<Value>: @unchecked Sendable {
+  // NB: Copies of the lock share its storage, a managed buffer that holds the value and the
+  // bookkeeping in its header and a recursive `pthread_mutex_t` as its only element, so that a
+  // store pays for one allocation. Everything in the header is read and written only while the
+  // mutex is held. Effects are `@Sendable` because the thread that delivers them may not be the
+  // one that enqueued them.
+  private let storage: Storage
 
-  package init(_ value: Value) {
-    self.value = value
-    self.mutex = .allocate(capacity: 1)
-    var attributes = pthread_mutexattr_t()
-    pthread_mutexattr_init(&attributes)
-    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
-    pthread_mutex_init(self.mutex, &attributes)
-    pthread_mutexattr_destroy(&attributes)
+  private struct Header {
+    var value: Value
+    var depth = 0
+    var effects = [@Sendable () -> Void]()
+    var isDelivering = false
   }
 
-  deinit {
-    pthread_mutex_destroy(self.mutex)
-    self.mutex.deallocate()
+  package init(_ value: Value) {
+    self.storage = Storage.make(Header(value: value))
   }
 
   /// Runs `body` with exclusive access to the value; may be nested on the same thread.
@@ -50,10 +44,9 @@ package final class RecursiveLock<Value>: @unchecked Sendable {
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    pthread_mutex_lock(self.mutex)
-    self.depth += 1
-    defer { self.unlockAndDeliver() }
-    return try body(&self.value)
+    let header = self.storage.acquire()
+    defer { self.storage.releaseAndDeliver() }
+    return try body(&header.pointee.value)
   }
 
   /// Holds the lock while `body` runs, without giving it access to the value; may be nested.
@@ -63,9 +56,8 @@ package final class RecursiveLock<Value>: @unchecked Sendable {
   package func withLockHeld<Result, Failure: Error>(
     _ body: () throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
-    pthread_mutex_lock(self.mutex)
-    self.depth += 1
-    defer { self.unlockAndDeliver() }
+    _ = self.storage.acquire()
+    defer { self.storage.releaseAndDeliver() }
     return try body()
   }
 
@@ -73,45 +65,96 @@ package final class RecursiveLock<Value>: @unchecked Sendable {
   ///
   /// Call this only from inside ``withLock(_:)``.
   package func enqueue(_ effect: @escaping @Sendable () -> Void) {
-    pthread_mutex_lock(self.mutex)
-    self.effects.append(effect)
-    pthread_mutex_unlock(self.mutex)
+    let header = self.storage.acquire()
+    header.pointee.effects.append(effect)
+    self.storage.release()
   }
 
   /// Enqueues an effect and delivers it (with any others pending) unless another thread already
   /// delivers effects for this lock.
   package func perform(_ effect: @escaping @Sendable () -> Void) {
-    pthread_mutex_lock(self.mutex)
-    self.depth += 1
-    self.effects.append(effect)
-    self.unlockAndDeliver()
+    let header = self.storage.acquire()
+    header.pointee.effects.append(effect)
+    self.storage.releaseAndDeliver()
   }
 
-  private func unlockAndDeliver() {
-    self.depth -= 1
-    let shouldDeliver = self.depth == 0 && !self.isDelivering && !self.effects.isEmpty
-    if shouldDeliver {
-      self.isDelivering = true
-    }
-    pthread_mutex_unlock(self.mutex)
-    if shouldDeliver {
-      self.deliver()
-    }
-  }
-
-  private func deliver() {
-    while true {
-      pthread_mutex_lock(self.mutex)
-      guard !self.effects.isEmpty else {
-        self.isDelivering = false
-        pthread_mutex_unlock(self.mutex)
-        return
+  private final class Storage: ManagedBuffer<Header, pthread_mutex_t> {
+    static func make(_ header: Header) -> Storage {
+      let buffer = Storage.create(minimumCapacity: 1) { _ in header }
+      // NB: `create` returns an instance of the class it is called on.
+      let storage = unsafeDowncast(buffer, to: Storage.self)
+      storage.withUnsafeMutablePointerToElements { mutex in
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
       }
-      let batch = self.effects
-      self.effects.removeAll(keepingCapacity: true)
-      pthread_mutex_unlock(self.mutex)
-      for effect in batch {
-        effect()
+      return storage
+    }
+
+    deinit {
+      self.withUnsafeMutablePointerToElements { mutex in
+        _ = pthread_mutex_destroy(mutex)
+      }
+    }
+
+    // NB: The header and the element of a managed buffer stay where they are for as long as the
+    // buffer lives, and every caller holds the buffer while it uses these pointers.
+    private var pointers: (UnsafeMutablePointer<Header>, UnsafeMutablePointer<pthread_mutex_t>) {
+      self.withUnsafeMutablePointers { ($0, $1) }
+    }
+
+    /// Locks the mutex, spinning briefly before sleeping (the sections of a store are short),
+    /// and returns the header.
+    func acquire() -> UnsafeMutablePointer<Header> {
+      let (header, mutex) = self.pointers
+      var spins = 0
+      while pthread_mutex_trylock(mutex) != 0 {
+        spins += 1
+        if spins == 64 {
+          pthread_mutex_lock(mutex)
+          break
+        }
+      }
+      header.pointee.depth += 1
+      return header
+    }
+
+    func release() {
+      let (header, mutex) = self.pointers
+      header.pointee.depth -= 1
+      pthread_mutex_unlock(mutex)
+    }
+
+    func releaseAndDeliver() {
+      let (header, _) = self.pointers
+      let shouldDeliver =
+        header.pointee.depth == 1 && !header.pointee.isDelivering
+        && !header.pointee.effects.isEmpty
+      if shouldDeliver {
+        header.pointee.isDelivering = true
+      }
+      self.release()
+      if shouldDeliver {
+        self.deliver()
+      }
+    }
+
+    private func deliver() {
+      while true {
+        let header = self.acquire()
+        guard !header.pointee.effects.isEmpty else {
+          header.pointee.isDelivering = false
+          self.release()
+          return
+        }
+        let batch = header.pointee.effects
+        header.pointee.effects.removeAll(keepingCapacity: true)
+        self.release()
+        for effect in batch {
+          effect()
+        }
       }
     }
   }

@@ -37,6 +37,9 @@ public struct _RerunOnChangeController<
   /// - Returns: A subscription that stops watching and cancels the modifier's rerun in flight.
   public func control(with controls: OperationControls<State>) -> OperationSubscription {
     let specification = self.specification
+    // NB: A constant specification never changes, so there is nothing to watch. Every store of
+    // a client without observers gets one of these, and watching costs several allocations.
+    guard !Self.isConstant(specification) else { return .empty }
     let watch = Lock(
       Watch(isSatisfied: specification.isSatisfied(in: controls.context), rerun: nil)
     )
@@ -69,6 +72,16 @@ public struct _RerunOnChangeController<
       }?
       .cancel()
     }
+  }
+
+  private static func isConstant(_ specification: any OperationRunSpecification) -> Bool {
+    if specification is AlwaysRunSpecification {
+      return true
+    }
+    if let erased = specification as? AnySendableRunSpecification {
+      return Self.isConstant(erased.base)
+    }
+    return false
   }
 
   private struct Watch {

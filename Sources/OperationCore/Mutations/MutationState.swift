@@ -172,7 +172,7 @@ extension MutationState: _MutationStateProtocol {
     if let directValue, directValue.order > self.latestFinishOrder ?? -1 {
       return directValue.value
     }
-    guard let latest = self.history.last else { return self.initialValue }
+    guard let latest = self.latestEntry else { return self.initialValue }
     return latest.status.resultValue
   }
 
@@ -184,12 +184,12 @@ extension MutationState: _MutationStateProtocol {
       guard case .failure(let error) = directResult.value else { return nil }
       return error
     }
-    return self.history.last?.status.resultError
+    return self.latestEntry?.status.resultError
   }
 
   /// Whether the latest attempt is scheduled or running.
   public var isLoading: Bool {
-    self.history.last?.status.isLoading ?? false
+    self.latestEntry?.status.isLoading ?? false
   }
 
   /// Adds an attempt to ``history`` with the task's arguments, or the latest attempt's when the
@@ -208,7 +208,7 @@ extension MutationState: _MutationStateProtocol {
     _ task: inout OperationTask<MutationOperationValue<Value>, Failure>
   ) {
     let arguments =
-      task.context.mutationArguments(as: Arguments.self) ?? self.history.last?.arguments
+      task.context.mutationArguments(as: Arguments.self) ?? self.latestEntry?.arguments
     guard let arguments else {
       reportWarning(.mutationWithNoArgumentsOrHistory)
       task.context.isMissingMutationArgumentsReported = true
@@ -227,7 +227,7 @@ extension MutationState: _MutationStateProtocol {
       task: task
     )
     self.history.append(entry)
-    let overflow = self.history.count - max(task.context.maxHistoryLength, 1)
+    let overflow = self.history.endIndex - max(task.context.maxHistoryLength, 1)
     if overflow > 0 {
       self.history.removeFirst(overflow)
     }
@@ -278,10 +278,10 @@ extension MutationState: _MutationStateProtocol {
     with result: Result<MutationOperationValue<Value>, Failure>,
     for task: OperationTask<MutationOperationValue<Value>, Failure>
   ) {
-    guard self.history[id: task.id] != nil else { return }
+    guard let index = self.historyIndex(of: task.id) else { return }
     let date = task.context.operationClock.now()
-    self.history[id: task.id]?.record(result.map { $0.returnValue }, at: date)
-    guard self.history.last?.id == task.id else { return }
+    self.history[index].record(result.map { $0.returnValue }, at: date)
+    guard index == self.history.endIndex - 1 else { return }
     switch result {
     case .success:
       self.valueUpdateCount += 1
@@ -298,11 +298,32 @@ extension MutationState: _MutationStateProtocol {
   public mutating func finishFetchTask(
     _ task: OperationTask<MutationOperationValue<Value>, Failure>
   ) {
-    guard self.history[id: task.id] != nil else { return }
-    self.history[id: task.id]?.finish()
-    if self.history.last?.id == task.id {
+    guard let index = self.historyIndex(of: task.id) else { return }
+    self.history[index].finish()
+    if index == self.history.endIndex - 1 {
       self.latestFinishOrder = self.nextOrder()
     }
+  }
+
+  /// The latest attempt.
+  ///
+  /// `IdentifiedArray` leaves `count` and `last` to the generic defaults of `Collection`, which
+  /// cost thousands of instructions in the store's generic code; its `endIndex` is the count.
+  private var latestEntry: HistoryEntry? {
+    let end = self.history.endIndex
+    return end > 0 ? self.history[end - 1] : nil
+  }
+
+  /// The position of an attempt in the history.
+  ///
+  /// Results and ends arrive mostly for the latest attempt, so it is checked before the history
+  /// is searched: a lookup by id in the history's generic code costs several times more.
+  private func historyIndex(of id: OperationTaskIdentifier) -> Int? {
+    let lastIndex = self.history.endIndex - 1
+    if lastIndex >= 0, self.history[lastIndex].id == id {
+      return lastIndex
+    }
+    return self.history.index(id: id)
   }
 
   private mutating func nextOrder() -> Int {

@@ -14,7 +14,23 @@ public final class OpaqueOperationStore: Sendable {
   /// - Parameter base: The store to erase.
   public init(erasing base: OperationStore<some OperationState & Sendable>) {
     self.erased = base
+    self.operationType = nil
   }
+
+  /// Erases a store that a client created for an operation of a given type.
+  package init(
+    erasing base: OperationStore<some OperationState & Sendable>,
+    operationType: any Any.Type
+  ) {
+    self.erased = base
+    self.operationType = operationType
+  }
+
+  /// The type of operation a client created this store for, when a client created it.
+  ///
+  /// A client checks it on every lookup, so that a path taken by another type of operation is
+  /// caught without a second table of types.
+  package let operationType: (any Any.Type)?
 
   /// The typed store, as `any Sendable`.
   public var base: any Sendable {
@@ -139,6 +155,13 @@ public final class OpaqueOperationStore: Sendable {
   }
 }
 
+extension OpaqueOperationStore {
+  /// Whether the erased store keeps a paginated state.
+  package var isPaginated: Bool {
+    self.erased.isPaginated
+  }
+}
+
 extension OpaqueOperationStore: OperationPathable {
   /// The path of the erased store.
   public var path: OperationPath {
@@ -155,6 +178,7 @@ private protocol ErasedStore: AnyObject, Sendable {
   var isAutomaticRunningEnabled: Bool { get }
   var isStale: Bool { get }
   var subscriberCount: Int { get }
+  var isPaginated: Bool { get }
   func withErasedLock<T>(_ body: () throws -> sending T) rethrows -> sending T
   func uncheckedSetResult(
     to result: Result<any Sendable, any Error>,

@@ -109,7 +109,9 @@ extension OperationContext {
   ///
   /// ``OperationRequest/deduplicated()`` treats two runs as duplicates only when these are equal.
   var runningPagingRequest: (any Hashable & Sendable)? {
-    guard let state = self.runningOperationStore?.state.base as? any _PaginatedStateProtocol
+    // NB: Reading the state copies it, so stores of other kinds are ruled out first.
+    guard let store = self.runningOperationStore, store.isPaginated,
+      let state = store.state.base as? any _PaginatedStateProtocol
     else { return nil }
     return state.erasedPagingRequest(in: self)
   }

@@ -47,14 +47,14 @@ public struct OperationPath: Hashable, Sendable {
   /// - Parameter element: The only value of the path.
   @_disfavoredOverload
   public init(_ element: some Hashable & Sendable) {
-    self.storage = .single(Element(element))
+    self.storage = Storage(single: Element(element))
   }
 
   /// Creates a path of one element.
   ///
   /// - Parameter element: The only element of the path.
   public init(element: Element) {
-    self.storage = .single(element)
+    self.storage = Storage(single: element)
   }
 
   /// Whether this path is a prefix of `other`.
@@ -127,14 +127,24 @@ public struct OperationPath: Hashable, Sendable {
 
   /// Whether two paths have equal elements in the same order.
   public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.count == rhs.count && lhs.elementsEqual(rhs)
+    switch (lhs.storage, rhs.storage) {
+    case (.empty, .empty): true
+    case (.single(let lhsHash, let lhs), .single(let rhsHash, let rhs)):
+      lhsHash == rhsHash && lhs == rhs
+    case (.array(let lhs, let lhsHash), .array(let rhs, let rhsHash)):
+      lhsHash == rhsHash && lhs == rhs
+    default: false
+    }
   }
 
-  /// Hashes the number of elements, then each element in order.
+  /// Hashes the number of elements and each element in order (worked out once, when the path
+  /// is made).
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(self.count)
-    for element in self {
-      hasher.combine(element)
+    switch self.storage {
+    case .empty:
+      hasher.combine(0)
+    case .single(let hash, _), .array(_, let hash):
+      hasher.combine(hash)
     }
   }
 }
@@ -147,27 +157,88 @@ extension OperationPath {
   /// Elements compare and hash like `AnyHashable`: values of different types are equal only where
   /// `AnyHashable` makes them so, as it does for the same number in different integer types.
   public struct Element: Hashable, Sendable {
-    /// The wrapped value.
-    public let base: any Hashable & Sendable
+    private let value: Value
 
     /// Wraps a hashable value.
     ///
     /// - Parameter base: The value to wrap.
     public init(_ base: any Hashable & Sendable) {
-      self.base = base
+      // NB: Comparing metatypes is cheap, where a failing dynamic cast is not.
+      let type = Swift.type(of: base)
+      if type == Int.self, let int = base as? Int {
+        self.value = .int(int)
+      } else if type == String.self, let string = base as? String {
+        self.value = .string(string)
+      } else {
+        self.value = .other(AnyHashable(base))
+      }
+    }
+
+    /// The wrapped value.
+    public var base: any Hashable & Sendable {
+      switch self.value {
+      case .int(let int): return int
+      case .string(let string): return string
+      case .other(let hashable):
+        // NB: `AnyHashable.base` is the value `init` received (integers keep their own type),
+        // which is `Sendable`; `Sendable` is a marker protocol, so both existentials have the
+        // same layout. The `as any Hashable` keeps `unsafeBitCast` from opening the existential.
+        let base: any Hashable = hashable.base as? any Hashable ?? hashable
+        return unsafeBitCast(base as any Hashable, to: (any Hashable & Sendable).self)
+      }
     }
 
     /// Whether two elements wrap equal values of the same type.
     public static func == (lhs: Self, rhs: Self) -> Bool {
-      AnyHashable(lhs.base) == AnyHashable(rhs.base)
+      switch (lhs.value, rhs.value) {
+      case (.int(let lhs), .int(let rhs)): lhs == rhs
+      case (.string(let lhs), .string(let rhs)): lhs == rhs
+      case (.int, .string), (.string, .int): false
+      default: lhs.value.anyHashable == rhs.value.anyHashable
+      }
     }
 
     /// Hashes the wrapped value as `AnyHashable` does.
     public func hash(into hasher: inout Hasher) {
-      hasher.combine(AnyHashable(self.base))
+      switch self.value {
+      case .int(let int):
+        // NB: `AnyHashable` hashes every integer as its 64-bit pattern, so that equal numbers of
+        // different integer types hash alike.
+        hasher.combine(UInt64(truncatingIfNeeded: int))
+      case .string(let string):
+        hasher.combine(string)
+      case .other(let hashable):
+        hasher.combine(hashable)
+      }
     }
   }
 }
+
+extension OperationPath.Element {
+  // NB: Paths are hashed and compared on every store lookup, and making an `AnyHashable` from an
+  // existential costs a dynamic cast, while hashing an integer `AnyHashable` converts it to a
+  // canonical form each time. So the two most common kinds of elements, `Int` and `String`, are
+  // kept as they are and compared directly; every other value is made into an `AnyHashable` once.
+  // Equality and hashing stay those of `AnyHashable`: an `Int` element equals an `Int8` element of
+  // the same number, and hashes like it.
+  fileprivate enum Value {
+    case int(Int)
+    case string(String)
+    case other(AnyHashable)
+
+    var anyHashable: AnyHashable {
+      switch self {
+      case .int(let int): AnyHashable(int)
+      case .string(let string): AnyHashable(string)
+      case .other(let hashable): hashable
+      }
+    }
+  }
+}
+
+// NB: `AnyHashable` is not `Sendable`, but the one in `.other` wraps a `Sendable` value and is
+// never mutated, so sharing it across threads is safe.
+extension OperationPath.Element.Value: @unchecked Sendable {}
 
 extension OperationPath.Element: CustomStringConvertible {
   /// The wrapped value's description; strings are quoted.
@@ -184,25 +255,44 @@ extension OperationPath.Element: CustomStringConvertible {
 
 extension OperationPath {
   // NB: Most paths have one element (the default path of a `Hashable` request), so a single
-  // element is stored inline instead of in an array.
+  // element is stored inline instead of in an array. A path keeps the hash of its elements,
+  // computed once, because a client hashes a path several times per store lookup and
+  // `stores(matching:)` hashes the path of every match: hashing a path then costs one integer.
+  // Comparing the hashes first also tells most different paths apart without comparing their
+  // elements, which matters because a dictionary compares the key it looks for with every key
+  // along its probe sequence.
   private enum Storage: Sendable {
     case empty
-    case single(Element)
-    case array([Element])
+    // NB: The hash comes first, so that the element's enum tag does not pad the path to 64 bytes.
+    case single(hash: Int, Element)
+    case array([Element], hash: Int)
+
+    init(single element: Element) {
+      self = .single(hash: Self.hash(of: CollectionOfOne(element)), element)
+    }
 
     init(_ elements: [Element]) {
       switch elements.count {
       case 0: self = .empty
-      case 1: self = .single(elements[0])
-      default: self = .array(elements)
+      case 1: self = Storage(single: elements[0])
+      default: self = .array(elements, hash: Self.hash(of: elements))
       }
+    }
+
+    private static func hash(of elements: some Collection<Element>) -> Int {
+      var hasher = Hasher()
+      hasher.combine(elements.count)
+      for element in elements {
+        hasher.combine(element)
+      }
+      return hasher.finalize()
     }
 
     var elements: [Element] {
       switch self {
       case .empty: []
-      case .single(let element): [element]
-      case .array(let elements): elements
+      case .single(_, let element): [element]
+      case .array(let elements, _): elements
       }
     }
   }
@@ -222,7 +312,7 @@ extension OperationPath: MutableCollection, RandomAccessCollection, RangeReplace
     switch self.storage {
     case .empty: 0
     case .single: 1
-    case .array(let elements): elements.count
+    case .array(let elements, _): elements.count
     }
   }
 
@@ -232,8 +322,8 @@ extension OperationPath: MutableCollection, RandomAccessCollection, RangeReplace
       precondition(self.indices.contains(position), "OperationPath index out of range")
       return switch self.storage {
       case .empty: preconditionFailure("OperationPath index out of range")
-      case .single(let element): element
-      case .array(let elements): elements[position]
+      case .single(_, let element): element
+      case .array(let elements, _): elements[position]
       }
     }
     set {
@@ -242,11 +332,11 @@ extension OperationPath: MutableCollection, RandomAccessCollection, RangeReplace
       case .empty:
         preconditionFailure("OperationPath index out of range")
       case .single:
-        self.storage = .single(newValue)
-      case .array(var elements):
+        self.storage = Storage(single: newValue)
+      case .array(var elements, _):
         self.storage = .empty
         elements[position] = newValue
-        self.storage = .array(elements)
+        self.storage = Storage(elements)
       }
     }
   }

@@ -10,6 +10,10 @@
 /// ```
 public struct OperationPathableCollection<Element: OperationPathable> {
   private var elements = [OperationPath: Element]()
+  // NB: The trie indexes the paths of two elements or more only. Paths of one element (the
+  // default path of a `Hashable` request, so most paths) and the empty path are found in
+  // `elements` by their exact path, which is all a prefix of one element needs besides the trie:
+  // this spares most values a node of their own.
   private var trie = PathTrie<Element>()
 
   /// Creates an empty collection.
@@ -53,7 +57,9 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   @discardableResult
   public mutating func update(_ element: Element) -> Element? {
     let path = element.path
-    self.trie.insert(element, at: path, from: 0)
+    if path.count > 1 {
+      self.trie.insert(element, at: path, from: 0)
+    }
     return self.elements.updateValue(element, forKey: path)
   }
 
@@ -64,7 +70,9 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   @discardableResult
   public mutating func removeValue(forPath path: OperationPath) -> Element? {
     guard let removed = self.elements.removeValue(forKey: path) else { return nil }
-    self.trie.remove(at: path, from: 0)
+    if path.count > 1 {
+      self.trie.remove(at: path, from: 0)
+    }
     return removed
   }
 
@@ -81,10 +89,17 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   /// - Parameter path: The prefix; the empty path removes everything.
   /// - Complexity: O(*m*), where *m* is the number of values removed.
   public mutating func removeAll(matching path: OperationPath) {
+    guard !path.isEmpty else {
+      self.removeAll()
+      return
+    }
     var removed = [Element]()
     self.trie.removeSubtree(at: path, from: 0, into: &removed)
     for element in removed {
       self.elements.removeValue(forKey: element.path)
+    }
+    if path.count == 1 {
+      self.elements.removeValue(forKey: path)
     }
   }
 
@@ -123,8 +138,24 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   /// - Complexity: O(*m* + *k*), where *m* is the number of matches and *k* the length of `path`.
   public func collection(matching path: OperationPath) -> Self {
     guard !path.isEmpty else { return self }
+    let subtree = self.trie.subtree(at: path, from: 0)
+    let exact = path.count == 1 ? self.elements[path] : nil
+    guard subtree != nil || exact != nil else { return Self() }
+    // NB: The matches share the subtree of the index (a copy-on-write value) instead of being
+    // inserted into a new one, which would hash every element of every path again.
+    var found = [Element]()
+    subtree?.forEach { found.append($0) }
+    if let exact {
+      found.append(exact)
+    }
     var matches = Self()
-    self.trie.forEachElement(under: path, from: 0) { matches.update($0) }
+    matches.elements.reserveCapacity(found.count)
+    for element in found {
+      matches.elements[element.path] = element
+    }
+    if let subtree {
+      matches.trie = PathTrie(subtree, at: path)
+    }
     return matches
   }
 }
@@ -242,19 +273,30 @@ private struct PathTrie<Element> {
     }
   }
 
-  func forEachElement(
-    under path: OperationPath,
-    from index: Int,
-    _ body: (Element) -> Void
-  ) {
-    if index == path.endIndex {
-      self.forEach(body)
-    } else {
-      self.children[path[index]]?.forEachElement(under: path, from: index + 1, body)
+  init() {}
+
+  /// A trie that holds `subtree` at `path`, and nothing else.
+  init(_ subtree: PathTrie, at path: OperationPath) {
+    var node = subtree
+    for element in path.reversed() {
+      var parent = PathTrie()
+      parent.children[element] = node
+      node = parent
     }
+    self = node
   }
 
-  private func forEach(_ body: (Element) -> Void) {
+  /// The node at `path`, if there is one.
+  func subtree(at path: OperationPath, from index: Int) -> PathTrie? {
+    var node = self
+    for element in path[index...] {
+      guard let child = node.children[element] else { return nil }
+      node = child
+    }
+    return node
+  }
+
+  func forEach(_ body: (Element) -> Void) {
     if let element {
       body(element)
     }

@@ -33,7 +33,17 @@ public struct QueryState<Value: Sendable, Failure: Error>: Sendable {
   public private(set) var errorLastUpdatedAt: Date?
 
   /// The fetches that are scheduled or running, oldest first.
-  public private(set) var activeTasks = IdentifiedArrayOf<OperationTask<Value, Failure>>()
+  public var activeTasks: IdentifiedArrayOf<OperationTask<Value, Failure>> {
+    IdentifiedArray(uniqueElements: self.tasks)
+  }
+
+  // NB: Every fetch adds its task here and removes it when it ends. Plain arrays make that cheap
+  // in the store's generic code, where an `IdentifiedArray` costs several metadata lookups per
+  // call; `activeTasks` builds the `IdentifiedArray` when asked. `taskIDs` holds the ids of
+  // `tasks`, in the same order, so that finding a task compares integers instead of copying
+  // generic values. Ids are unique (see `scheduleFetchTask(_:)`).
+  private var tasks = ContiguousArray<OperationTask<Value, Failure>>()
+  private var taskIDs = ContiguousArray<OperationTaskIdentifier>()
 
   /// Creates a state.
   ///
@@ -66,14 +76,16 @@ extension QueryState: _QueryStateProtocol {
 
   /// Whether a fetch is scheduled or running.
   public var isLoading: Bool {
-    !self.activeTasks.isEmpty
+    !self.tasks.isEmpty
   }
 
   /// Adds a fetch to ``activeTasks``.
   ///
   /// - Parameter task: The fetch.
   public mutating func scheduleFetchTask(_ task: inout OperationTask<Value, Failure>) {
-    self.activeTasks.append(task)
+    guard !self.taskIDs.contains(task.id) else { return }
+    self.tasks.append(task)
+    self.taskIDs.append(task.id)
   }
 
   /// Restores the initial value and clears the error, the counters and the dates.
@@ -81,7 +93,7 @@ extension QueryState: _QueryStateProtocol {
   /// - Parameter context: The context of the reset.
   /// - Returns: An effect that cancels the fetches that were active.
   public mutating func reset(using context: OperationContext) -> ResetEffect {
-    let tasks = self.activeTasks
+    let tasks = self.tasks
     self = QueryState(initialValue: self.initialValue)
     return ResetEffect(tasksToCancel: tasks)
   }
@@ -118,14 +130,20 @@ extension QueryState: _QueryStateProtocol {
     with result: Result<Value, Failure>,
     for task: OperationTask<Value, Failure>
   ) {
-    self.update(with: result.map { $0 }, using: task.context)
+    switch result {
+    case .success(let value): self.update(with: .success(value), using: task.context)
+    case .failure(let error): self.update(with: .failure(error), using: task.context)
+    }
   }
 
   /// Removes a finished fetch from ``activeTasks``.
   ///
   /// - Parameter task: The fetch.
   public mutating func finishFetchTask(_ task: OperationTask<Value, Failure>) {
-    self.activeTasks.remove(id: task.id)
+    if let index = self.taskIDs.firstIndex(of: task.id) {
+      self.tasks.remove(at: index)
+      self.taskIDs.remove(at: index)
+    }
   }
 }
 

@@ -29,6 +29,12 @@ public struct OperationEventHandler<State: OperationState>: Sendable {
   /// paginated request, in order with the store's other events.
   package var onOperationEvent: (@Sendable (any Sendable, OperationContext) -> Void)?
 
+  /// Whether the handler has no callback at all, so that a store can skip delivering to it.
+  package var isEmpty: Bool {
+    self.onStateChanged == nil && self.onRunStarted == nil && self.onRunEnded == nil
+      && self.onResultReceived == nil && self.onOperationEvent == nil
+  }
+
   /// Creates a handler.
   ///
   /// - Parameters:

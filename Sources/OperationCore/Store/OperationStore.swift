@@ -35,6 +35,9 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
   /// The path of the operation this store runs.
   public let path: OperationPath
 
+  /// Whether the state is paginated, worked out once because a dynamic cast is not cheap.
+  package let isPaginated = State.self is any _PaginatedStateProtocol.Type
+
   private let operation: RunBox<State>
   private let lock: RecursiveLock<Storage>
 
@@ -45,7 +48,10 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     var herdID = 0
     var subscribers = Subscribers<OperationEventHandler<State>>()
     var automaticRunTask: OperationTask<State.OperationValue, State.Failure>?
-    var taskNamePrefix: String?
+    /// The default task names made so far, by suffix, so that a run does not build its name again.
+    var taskNames = [(suffix: String, name: String)]()
+    /// The event sink of runs without a handler of their own, made once.
+    var eventSink: OperationEventSink?
     /// The subscriptions of the context's controllers, released (and so cancelled) with the store.
     var controllerSubscriptions = [OperationSubscription]()
   }
@@ -58,7 +64,7 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     var context = initialContext
     operation.setup(context: &context)
     self.path = operation.path
-    self.operation = RunBox(operation)
+    self.operation = TypedRunBox(operation)
     self.lock = RecursiveLock(Storage(state: initialState, context: context))
     self.attachControllers(context: context, initialState: initialState)
   }
@@ -75,7 +81,10 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
       guard let controls = controls as? OperationControls<Controller.State> else { return nil }
       return controller.control(with: controls)
     }
+    // NB: Controllers with nothing to watch return the empty subscription, which need not be
+    // kept.
     let subscriptions = context.operationControllers.compactMap { control($0) }
+      .filter { $0 != .empty }
     guard !subscriptions.isEmpty else { return }
     self.lock.withLock { $0.controllerSubscriptions = subscriptions }
   }
@@ -241,7 +250,10 @@ extension OperationStore {
     name: String,
     overridesName: Bool = false
   ) -> OperationTask<State.OperationValue, State.Failure> {
-    self.lock.withLock { storage in
+    // NB: A handler without callbacks (the default of `fetch()`) receives nothing, so the run
+    // does without one and skips delivering events nobody receives.
+    let handler = handler.flatMap { $0.isEmpty ? nil : $0 }
+    return self.lock.withLock { storage in
       self.makeTask(
         in: &storage,
         context: context,
@@ -260,15 +272,13 @@ extension OperationStore {
     overridesName: Bool
   ) -> OperationTask<State.OperationValue, State.Failure> {
     var context = context ?? storage.context
+    // NB: The run adds a few entries; making room once spares the context several reallocations.
+    context.reserveCapacity(context.count + 4)
     context.runningOperationStore = OpaqueOperationStore(erasing: self)
     context.runEventHandler = handler.map(RunEventHandler.init)
-    context.operationEventSink = OperationEventSink { [weak self] event, eventContext in
-      self?.notify(runHandler: handler) { $0.onOperationEvent?(event, eventContext) }
-    }
+    context.operationEventSink = self.eventSink(for: handler, in: &storage)
     if overridesName || context.operationTaskConfiguration.name == nil {
-      let prefix = storage.taskNamePrefix ?? typeName(Self.self)
-      storage.taskNamePrefix = prefix
-      context.operationTaskConfiguration.name = "\(prefix) \(name)"
+      context.operationTaskConfiguration.name = Self.defaultTaskName(suffix: name, in: &storage)
     }
     let herdID = storage.herdID
     var task = OperationTask<State.OperationValue, State.Failure>(context: context) {
@@ -280,13 +290,41 @@ extension OperationStore {
     return task
   }
 
+  private func eventSink(
+    for handler: OperationEventHandler<State>?,
+    in storage: inout Storage
+  ) -> OperationEventSink {
+    if handler == nil, let sink = storage.eventSink {
+      return sink
+    }
+    let sink = OperationEventSink { [weak self] event, eventContext in
+      self?.notify(runHandler: handler) { $0.onOperationEvent?(event, eventContext) }
+    }
+    if handler == nil {
+      storage.eventSink = sink
+    }
+    return sink
+  }
+
+  private static func defaultTaskName(suffix: String, in storage: inout Storage) -> String {
+    if let cached = storage.taskNames.first(where: { $0.suffix == suffix }) {
+      return cached.name
+    }
+    let name = "\(typeName(Self.self)) \(suffix)"
+    storage.taskNames.append((suffix, name))
+    return name
+  }
+
   private func execute(
     _ task: OperationTask<State.OperationValue, State.Failure>,
     herdID: Int
   ) async throws(State.Failure) -> State.OperationValue {
     let context = task.context
     let handler = context.runEventHandler?.base as? OperationEventHandler<State>
-    self.notify(runHandler: handler) { $0.onRunStarted?(context) }
+    self.lock.withLock { storage in
+      guard Self.hasReceivers(storage, runHandler: handler) else { return }
+      self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
+    }
     let returned = ReturnFlag()
     let continuation = OperationContinuation<State.OperationValue, State.Failure> {
       result,
@@ -315,9 +353,11 @@ extension OperationStore {
     var finalContext = context
     finalContext.operationResultUpdateReason = .returnedFinalResult
     self.lock.withLock { storage in
-      self.notify(storage, runHandler: handler) { [finalContext] in
-        $0.onResultReceived?(result, finalContext)
-        $0.onRunEnded?(context)
+      if Self.hasReceivers(storage, runHandler: handler) {
+        self.notify(storage, runHandler: handler) { [finalContext] in
+          $0.onResultReceived?(result, finalContext)
+          $0.onRunEnded?(context)
+        }
       }
       if storage.herdID == herdID {
         var finishedTask = task
@@ -341,8 +381,10 @@ extension OperationStore {
     context.operationResultUpdateReason = .yieldedResult
     let result = result
     self.lock.withLock { storage in
-      self.notify(storage, runHandler: handler) { [context] in
-        $0.onResultReceived?(result, context)
+      if Self.hasReceivers(storage, runHandler: handler) {
+        self.notify(storage, runHandler: handler) { [context] in
+          $0.onResultReceived?(result, context)
+        }
       }
       guard storage.herdID == herdID else { return }
       var yieldingTask = task
@@ -410,7 +452,18 @@ extension OperationStore {
 // MARK: - Notifications
 
 extension OperationStore {
+  /// Whether an event would reach anyone; when not, the store skips making and queueing it.
+  @inline(__always)
+  private static func hasReceivers(
+    _ storage: Storage,
+    runHandler: OperationEventHandler<State>?
+  ) -> Bool {
+    runHandler != nil || storage.subscribers.count > 0
+  }
+
+  @inline(__always)
   private func notifyStateChanged(_ storage: Storage, runHandler: OperationEventHandler<State>?) {
+    guard Self.hasReceivers(storage, runHandler: runHandler) else { return }
     let state = storage.state
     let context = storage.context
     self.notify(storage, runHandler: runHandler) { $0.onStateChanged?(state, context) }
@@ -437,6 +490,7 @@ extension OperationStore {
     _ event: @escaping @Sendable (OperationEventHandler<State>) -> Void
   ) {
     self.lock.withLock { storage in
+      guard Self.hasReceivers(storage, runHandler: runHandler) else { return }
       self.notify(storage, runHandler: runHandler, event)
     }
   }
@@ -507,28 +561,41 @@ private struct RunEventHandler: Sendable {
 // MARK: - RunBox
 
 /// Holds a store's operation and runs it.
-private final class RunBox<State: OperationState & Sendable>: Sendable {
-  // NB: The operation arrives as a `sending` value that only this box holds, and running it reads
-  // it without mutating it. Operations that keep mutable state of their own must make that state
-  // safe to use from concurrent runs (every built-in request and modifier does).
-  private nonisolated(unsafe) let operation: any StatefulOperationRequest<State>
-
-  init<Operation: StatefulOperationRequest>(_ operation: sending Operation)
-  where Operation.State == State {
-    self.operation = operation
-  }
-
+///
+/// The operation lives in a subclass typed by it, inline, rather than in an existential box:
+/// that saves every store an allocation.
+private class RunBox<State: OperationState & Sendable>: @unchecked Sendable {
+  // NB: `@unchecked` because the subclass holds the operation, see `TypedRunBox`.
   func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
     with continuation: OperationContinuation<State.OperationValue, State.Failure>
   ) async throws(State.Failure) -> State.OperationValue {
-    func open<Operation: StatefulOperationRequest<State>>(
-      _ operation: Operation
-    ) async throws(State.Failure) -> State.OperationValue {
-      try await operation.run(isolation: isolation, in: context, with: continuation)
-    }
-    return try await open(self.operation)
+    // NB: Unreachable: stores only make `TypedRunBox`es, which override this method.
+    fatalError("TypedRunBox overrides run(isolation:in:with:)")
+  }
+}
+
+private final class TypedRunBox<Operation: StatefulOperationRequest>: RunBox<Operation.State>,
+  @unchecked Sendable
+where Operation.State: Sendable {
+  // NB: The operation arrives as a `sending` value that only this box holds, and running it reads
+  // it without mutating it. Operations that keep mutable state of their own must make that state
+  // safe to use from concurrent runs (every built-in request and modifier does).
+  private nonisolated(unsafe) let operation: Operation
+
+  init(_ operation: sending Operation) {
+    self.operation = operation
+  }
+
+  override func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<
+      Operation.State.OperationValue, Operation.State.Failure
+    >
+  ) async throws(Operation.State.Failure) -> Operation.State.OperationValue {
+    try await self.operation.run(isolation: isolation, in: context, with: continuation)
   }
 }
 

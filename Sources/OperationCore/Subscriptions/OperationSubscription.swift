@@ -9,7 +9,9 @@
 /// store.subscribe(with: handler).store(in: &subscriptions)
 /// ```
 public struct OperationSubscription: Sendable {
-  private let box: Box
+  // NB: `nil` for ``empty``, which has nothing to cancel; stores make one for every controller
+  // that has nothing to watch, and a box costs two allocations.
+  private let box: Box?
 
   /// Creates a subscription that calls `onCancel` once, when it ends.
   ///
@@ -18,14 +20,18 @@ public struct OperationSubscription: Sendable {
     self.box = Box(onCancel: onCancel)
   }
 
-  /// A subscription that does nothing when cancelled.
+  /// A subscription that does nothing when cancelled; all empty subscriptions are equal.
   public static var empty: Self {
-    Self {}
+    Self(box: nil)
+  }
+
+  private init(box: Box?) {
+    self.box = box
   }
 
   /// Ends the subscription; later calls do nothing.
   public func cancel() {
-    self.box.cancel()
+    self.box?.cancel()
   }
 
   /// A subscription that cancels all of `subscriptions` at once.
@@ -74,7 +80,7 @@ extension OperationSubscription: Hashable {
 
   /// Hashes the identity of the subscription.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(ObjectIdentifier(self.box))
+    hasher.combine(self.box.map(ObjectIdentifier.init))
   }
 }
 

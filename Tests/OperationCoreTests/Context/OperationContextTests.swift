@@ -77,4 +77,14 @@ extension OperationContext {
   fileprivate enum PrivateKey: Key {
     static let defaultValue = 0
   }
+
+  @Test func `Setting An Entry Again Replaces It And Keeps The Others`() {
+    var context = OperationContext()
+    context.testNumber = 1
+    context.operationMaxRetries = 3
+    context.testNumber = 2
+    #expect(context.testNumber == 2)
+    #expect(context.operationMaxRetries == 3)
+    #expect(context.description.components(separatedBy: "TestNumberKey").count == 2)
+  }
 }

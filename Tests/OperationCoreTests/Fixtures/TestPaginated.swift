@@ -1,3 +1,4 @@
+import Foundation
 import OperationCore
 import OperationTestSupport
 
@@ -22,6 +23,8 @@ struct TestPaginated: PaginatedRequest {
   }
 
   let script = Lock(Script())
+  /// Makes the path of every fixture distinct.
+  private let id = UUID()
   let fetches = AsyncCounter()
   var gate: Gate?
   var initialPageId = 0
@@ -32,7 +35,7 @@ struct TestPaginated: PaginatedRequest {
   }
 
   var path: OperationPath {
-    ["test-paginated", ObjectIdentifier(self.script)]
+    ["test-paginated", self.id]
   }
 
   /// The values of the pages, by identifier.

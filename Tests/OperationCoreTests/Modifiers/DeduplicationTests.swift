@@ -45,6 +45,18 @@ import Testing
     #expect(query.counter.calls == 2)
   }
 
+  @Test func `A Caller Cancelled Before It Joins Throws Without Starting A Run`() async throws {
+    let gate = Gate()
+    gate.open()
+    let query = CountingGatedQuery(gate: gate)
+    let store = OperationStore.detached(query: query.deduplicated(), initialValue: nil)
+    let cancelled = store.fetchTask()
+    cancelled.cancel()
+    await #expect(throws: CancellationError.self) { try await cancelled.runIfNeeded() }
+    #expect(query.counter.calls == 0)
+    #expect(try await store.fetch() == 1)
+  }
+
   // MARK: - Paginated requests
 
   /// A deduplicated paginated store whose runs count their joins, and its request.

@@ -126,4 +126,25 @@ import Testing
     #expect(!isMutationState(QueryState<Int, any Error>.self))
     #expect(!isMutationState(DefaultOperationState<QueryState<Int, any Error>>.self))
   }
+
+  @Test func `Results Of An Earlier Attempt Update Its Own Entry Only`() {
+    var state = State()
+    var first = self.task(arguments: "a")
+    state.scheduleFetchTask(&first)
+    var second = self.task(arguments: "b")
+    state.scheduleFetchTask(&second)
+    state.update(with: .success(MutationOperationValue(returnValue: 1)), for: first)
+    state.finishFetchTask(first)
+    #expect(state.history[0].status.resultValue == 1)
+    #expect(state.history[1].status.isLoading)
+    #expect(state.valueUpdateCount == 0)
+    #expect(state.isLoading)
+
+    state.update(with: .success(MutationOperationValue(returnValue: 2)), for: second)
+    state.finishFetchTask(second)
+    #expect(state.history[1].status.resultValue == 2)
+    #expect(state.currentValue == 2)
+    #expect(state.valueUpdateCount == 1)
+    #expect(!state.isLoading)
+  }
 }

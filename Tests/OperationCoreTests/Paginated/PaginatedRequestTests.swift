@@ -1,3 +1,4 @@
+import Foundation
 import IdentifiedCollections
 import Operation
 @_spi(Warnings) import OperationCore
@@ -155,6 +156,7 @@ private struct FlakyPaginated: PaginatedRequest {
   let failuresLeft: Lock<Int>
   let fetchedPageIds = Lock([Int]())
   let initialPageId = 0
+  private let id = UUID()
 
   init(values: [Int: String]) {
     self.values = values
@@ -162,7 +164,7 @@ private struct FlakyPaginated: PaginatedRequest {
   }
 
   var path: OperationPath {
-    ["flaky-paginated", ObjectIdentifier(self.failuresLeft)]
+    ["flaky-paginated", self.id]
   }
 
   func pageId(
@@ -194,9 +196,10 @@ private struct FlakyPaginated: PaginatedRequest {
 private struct PagingRecorder: PaginatedRequest {
   let pagings = Lock([Paging<Int, String>]())
   let initialPageId = 0
+  private let id = UUID()
 
   var path: OperationPath {
-    ["paging-recorder", ObjectIdentifier(self.pagings)]
+    ["paging-recorder", self.id]
   }
 
   func pageId(

@@ -172,4 +172,58 @@ import Testing
     #expect(path[0].base as? String == "a")
     #expect(path[1].base as? Int == 1)
   }
+
+  @Test func `Element Base Keeps The Type Of Other Values`() {
+    let path: OperationPath = [Int8(3), UInt(4), 2.5, Substring("s")]
+    #expect(path[0].base as? Int8 == 3)
+    #expect(path[1].base as? UInt == 4)
+    #expect(path[2].base as? Double == 2.5)
+    #expect(path[3].base as? Substring == "s")
+  }
+
+  @Test(arguments: [0, 1, -1, 127, -128])
+  func `Integer Elements Of Different Types Are Equal And Hash Alike`(number: Int) {
+    let int = OperationPath.Element(number)
+    let int8 = OperationPath.Element(Int8(number))
+    let int64 = OperationPath.Element(Int64(number))
+    #expect(int == int8)
+    #expect(int8 == int)
+    #expect(int == int64)
+    #expect(int.hashValue == int8.hashValue)
+    #expect(int.hashValue == AnyHashable(number).hashValue)
+    #expect(OperationPath(number) == OperationPath(Int8(number)))
+    #expect(OperationPath(number).hashValue == OperationPath(Int8(number)).hashValue)
+  }
+
+  @Test func `Elements Compare And Hash Like AnyHashable`() {
+    let values: [any Hashable & Sendable] = [1, UInt8(1), "1", Substring("1"), true, 1.0, [1]]
+    for lhs in values {
+      for rhs in values {
+        let expected = AnyHashable(lhs) == AnyHashable(rhs)
+        #expect((OperationPath.Element(lhs) == OperationPath.Element(rhs)) == expected)
+        if expected {
+          #expect(OperationPath.Element(lhs).hashValue == OperationPath.Element(rhs).hashValue)
+        }
+      }
+    }
+  }
+
+  @Test func `Editing A Path Keeps Its Hash In Step With Its Elements`() {
+    var path: OperationPath = ["user", 1, "posts"]
+    path[1] = OperationPath.Element(2)
+    #expect(path == ["user", 2, "posts"])
+    #expect(path.hashValue == (["user", 2, "posts"] as OperationPath).hashValue)
+    path.removeLast()
+    #expect(path == ["user", 2])
+    #expect(path.hashValue == (["user", 2] as OperationPath).hashValue)
+    path.removeLast()
+    path[0] = OperationPath.Element("post")
+    #expect(path == ["post"])
+    #expect(path.hashValue == OperationPath("post").hashValue)
+  }
+
+  @Test func `Paths That Differ Only In Their Last Element Are Not Equal`() {
+    #expect(([1, 2, 3] as OperationPath) != [1, 2, 4])
+    #expect(Set<OperationPath>([[1, 2, 3], [1, 2, 4], [1, 2, 3]]).count == 2)
+  }
 }

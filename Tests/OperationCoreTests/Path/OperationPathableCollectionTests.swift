@@ -21,6 +21,44 @@ import Testing
     #expect(matches.count == 2)
   }
 
+  @Test func `A Matched Collection Is Indexed By Prefix And Independent Of Its Source`() {
+    var source = Self.items
+    var matches = source.collection(matching: ["user", 1])
+    #expect(matches.collection(matching: ["user", 1, "friends"]).count == 1)
+    #expect(matches.collection(matching: ["user"]).count == 2)
+    #expect(matches[["user", 1, "friends"]] != nil)
+
+    matches.removeAll(matching: ["user", 1, "friends"])
+    matches.update(Item(path: ["user", 1, "likes"]))
+    source.update(Item(path: ["user", 1, "posts"]))
+    #expect(matches.paths == [["user", 1], ["user", 1, "likes"]])
+    #expect(matches.collection(matching: ["user", 1]).count == 2)
+    #expect(source.collection(matching: ["user", 1]).count == 3)
+    #expect(source[["user", 1, "friends"]] != nil)
+    #expect(source[["user", 1, "likes"]] == nil)
+  }
+
+  @Test func `Paths Of One Element And The Empty Path Match Like Any Other`() {
+    var items = Self.items
+    items.update(Item(path: []))
+    items.update(Item(path: ["post"]))
+    #expect(items.collection(matching: ["post"]).paths == [["post"], ["post", 1]])
+    #expect(items.collection(matching: ["user"]).collection(matching: ["user"]).count == 4)
+    #expect(items.collection(matching: []).count == 7)
+    #expect(items[[]] != nil)
+
+    items.removeAll(matching: ["post"])
+    #expect(items[["post"]] == nil)
+    #expect(items.collection(matching: ["post"]).isEmpty)
+    items.removeValue(forPath: ["user"])
+    #expect(
+      items.collection(matching: ["user"]).paths == [
+        ["user", 1], ["user", 1, "friends"], ["user", 2],
+      ]
+    )
+    #expect(items.paths == [[], ["user", 1], ["user", 1, "friends"], ["user", 2]])
+  }
+
   @Test func `Collection Matching Returns Nothing For An Unknown Prefix`() {
     #expect(Self.items.collection(matching: ["comment"]).isEmpty)
     #expect(Self.items.collection(matching: ["user", 1, "friends", 3]).isEmpty)

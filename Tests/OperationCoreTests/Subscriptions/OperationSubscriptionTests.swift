@@ -61,4 +61,13 @@ import Testing
     #expect(subscription != other)
     #expect(Set([subscription, copy, other]).count == 2)
   }
+
+  @Test func `Empty Subscriptions Do Nothing And Are Equal`() {
+    let empty = OperationSubscription.empty
+    empty.cancel()
+    empty.cancel()
+    #expect(empty == .empty)
+    #expect(empty.hashValue == OperationSubscription.empty.hashValue)
+    #expect(empty != OperationSubscription {})
+  }
 }

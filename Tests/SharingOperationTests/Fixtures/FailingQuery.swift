@@ -6,7 +6,7 @@ struct FailingQuery: QueryRequest {
   let fetches = CallCounter()
 
   var path: OperationPath {
-    ["failing-query", ObjectIdentifier(self.fails)]
+    ["failing-query", ObjectIdentifier(self.fetches)]
   }
 
   func fetch(

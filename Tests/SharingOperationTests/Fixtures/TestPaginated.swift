@@ -1,3 +1,4 @@
+import Foundation
 import OperationCore
 
 /// A paginated request over pages that a test edits: page `n` fetches ``values``[n], and fails
@@ -11,6 +12,8 @@ struct TestPaginated: PaginatedRequest {
   }
 
   private let script = Lock(Script())
+  /// Makes the path of every fixture distinct.
+  private let id = UUID()
   var initialPageId = 0
 
   init(_ values: [Int: String] = [:], initialPageId: Int = 0) {
@@ -19,7 +22,7 @@ struct TestPaginated: PaginatedRequest {
   }
 
   var path: OperationPath {
-    ["test-paginated", ObjectIdentifier(self.script)]
+    ["test-paginated", self.id]
   }
 
   /// The pages that fail.

@@ -44,9 +44,9 @@ where Operation.Value: Sendable {
   /// Gives the store or runner its own record of runs in flight, then sets up the operation.
   public func setup(context: inout OperationContext, using operation: Operation) {
     // NB: Each store (or runner) sets its operation up once, so the storage is per store.
-    context.deduplicationStorages[self.identity] = DeduplicationStorage<
-      Operation.Value, Operation.Failure
-    >()
+    context.deduplicationStorages.append(
+      (self.identity, DeduplicationStorage<Operation.Value, Operation.Failure>())
+    )
     operation.setup(context: &context)
   }
 
@@ -60,23 +60,26 @@ where Operation.Value: Sendable {
     with continuation: OperationContinuation<Operation.Value, Operation.Failure>
   ) async throws(Operation.Failure) -> Operation.Value {
     guard
-      let storage = context.deduplicationStorages[self.identity]
-        as? DeduplicationStorage<Operation.Value, Operation.Failure>
+      let storage = context.deduplicationStorages.last(where: { $0.identity == self.identity })?
+        .storage as? DeduplicationStorage<Operation.Value, Operation.Failure>
     else {
       return try await operation.run(isolation: isolation, in: context, with: continuation)
     }
     var context = context
     // NB: Read once, before joining: the predicate runs under the storage's lock, and the paging
-    // request of a run in flight does not change until it finishes.
-    context.deduplicationPagingRequest = context.runningPagingRequest
+    // request of a run in flight does not change until it finishes. Most runs have none, and
+    // writing `nil` over nothing would copy the context for no change.
+    let pagingRequest = context.runningPagingRequest
+    if pagingRequest != nil || context.deduplicationPagingRequest != nil {
+      context.deduplicationPagingRequest = pagingRequest
+    }
     let sharedRun = SharedRun(operation: operation, context: context, continuation: continuation)
-    let (group, waiter) = storage.join(
+    return try await storage.wait(
       context: context,
       isDuplicate: self.isDuplicate,
       work: sharedRun.work
     )
-    context.deduplicationJoinObserver?()
-    return try await group.wait(waiter).get()
+    .get()
   }
 }
 
@@ -115,13 +118,16 @@ private struct SharedRun<Operation: OperationRequest>: @unchecked Sendable {
 private let nextDeduplicationIdentity = Atomic<Int>(0)
 
 extension OperationContext {
-  fileprivate var deduplicationStorages: [Int: any Sendable] {
+  /// The record of runs in flight of each deduplication modifier of the store, by modifier.
+  ///
+  /// A store has one or two of these, so a small array costs less than a dictionary.
+  fileprivate var deduplicationStorages: [(identity: Int, storage: any Sendable)] {
     get { self[DeduplicationStoragesKey.self] }
     set { self[DeduplicationStoragesKey.self] = newValue }
   }
 
   private enum DeduplicationStoragesKey: Key {
-    static let defaultValue = [Int: any Sendable]()
+    static let defaultValue = [(identity: Int, storage: any Sendable)]()
   }
 
   /// The paging request of a run in a paginated store, read when the run joins; `nil` for other
