@@ -100,6 +100,14 @@ extension OperationClient {
     initialState: Operation.State
   ) -> OperationStore<Operation.State> {
     let path = operation.path
+    // NB: Most calls find a store that this client made for the same type of operation. Those
+    // need neither the client's lock (the cache has its own) nor a dynamic cast: a store made for
+    // `Operation` has the state `Operation.State`.
+    if let existing = self.storeCache.withStores({ $0[path] }),
+      let store = existing.store(madeFor: Operation.self)
+    {
+      return store
+    }
     let transfer = UnsafeTransfer(value: operation)
     return self.lock.withLock { storage in
       let operation = transfer.value

@@ -32,6 +32,19 @@ public final class OpaqueOperationStore: Sendable {
   /// caught without a second table of types.
   package let operationType: (any Any.Type)?
 
+  /// The typed store, when a client created this store for an operation of type `operation`.
+  ///
+  /// Comparing the recorded type costs less than casting ``base``, and the state type follows
+  /// from the operation type.
+  package func store<Operation: StatefulOperationRequest>(
+    madeFor operation: Operation.Type
+  ) -> OperationStore<Operation.State>? {
+    guard let operationType = self.operationType, operationType == Operation.self else {
+      return nil
+    }
+    return unsafeDowncast(self.erased, to: OperationStore<Operation.State>.self)
+  }
+
   /// The typed store, as `any Sendable`.
   public var base: any Sendable {
     self.erased

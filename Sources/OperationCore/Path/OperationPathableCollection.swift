@@ -9,11 +9,18 @@
 /// stores.removeAll(matching: ["user", 1])
 /// ```
 public struct OperationPathableCollection<Element: OperationPathable> {
-  private var elements = [OperationPath: Element]()
-  // NB: The trie indexes the paths of two elements or more only. Paths of one element (the
-  // default path of a `Hashable` request, so most paths) and the empty path are found in
-  // `elements` by their exact path, which is all a prefix of one element needs besides the trie:
-  // this spares most values a node of their own.
+  // NB: The values are kept in a dense array, whose positions are the indices of the collection,
+  // and `positions` finds a value's position by its exact path. The trie indexes the paths of two
+  // elements or more only. Paths of one element (the default path of a `Hashable` request, so
+  // most paths) and the empty path are found by their exact path, which is all a prefix of one
+  // element needs besides the trie: this spares most values a node of their own.
+  //
+  // A collection made by `collection(matching:)` shares a subtree of the trie it was made from
+  // and has no `positions` (`nil`) until it is changed: it finds a path in its trie, or, for a
+  // path of one element, in its last value (see `collection(matching:)`). So making one costs a
+  // walk of the subtree, not a hash insertion per match.
+  private var values = ContiguousArray<Element>()
+  private var positions: [OperationPath: Int]? = [:]
   private var trie = PathTrie<Element>()
 
   /// Creates an empty collection.
@@ -33,7 +40,22 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   /// Setting a value whose own ``OperationPathable/path`` differs from `path` stores it under its
   /// own path.
   public subscript(path: OperationPath) -> Element? {
-    get { self.elements[path] }
+    get {
+      if let positions = self.positions {
+        return positions[path].map { self.values[$0] }
+      }
+      switch path.count {
+      case 0:
+        return nil
+      case 1:
+        // NB: A collection made by `collection(matching:)` holds at most one path of one element,
+        // the prefix it was made with, and keeps that value last.
+        guard let last = self.values.last, last.path == path else { return nil }
+        return last
+      default:
+        return self.trie.subtree(at: path, from: 0)?.element
+      }
+    }
     set {
       if let newValue {
         self.update(newValue)
@@ -47,7 +69,7 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   ///
   /// - Complexity: O(*n*).
   public var paths: Set<OperationPath> {
-    Set(self.elements.keys)
+    Set(self.values.lazy.map(\.path))
   }
 
   /// Inserts a value, or replaces the one with the same path.
@@ -57,10 +79,17 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   @discardableResult
   public mutating func update(_ element: Element) -> Element? {
     let path = element.path
+    self.makePositions()
     if path.count > 1 {
       self.trie.insert(element, at: path, from: 0)
     }
-    return self.elements.updateValue(element, forKey: path)
+    if let position = self.positions?[path] {
+      defer { self.values[position] = element }
+      return self.values[position]
+    }
+    self.positions?[path] = self.values.count
+    self.values.append(element)
+    return nil
   }
 
   /// Removes the value at a path.
@@ -69,7 +98,8 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   /// - Returns: The removed value, if any.
   @discardableResult
   public mutating func removeValue(forPath path: OperationPath) -> Element? {
-    guard let removed = self.elements.removeValue(forKey: path) else { return nil }
+    self.makePositions()
+    guard let removed = self.removeFromValues(path) else { return nil }
     if path.count > 1 {
       self.trie.remove(at: path, from: 0)
     }
@@ -80,7 +110,14 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   ///
   /// - Parameter keepCapacity: Whether to keep the storage allocated.
   public mutating func removeAll(keepingCapacity keepCapacity: Bool = false) {
-    self.elements.removeAll(keepingCapacity: keepCapacity)
+    self.values.removeAll(keepingCapacity: keepCapacity)
+    if keepCapacity, var positions = self.positions {
+      self.positions = nil
+      positions.removeAll(keepingCapacity: true)
+      self.positions = positions
+    } else {
+      self.positions = [:]
+    }
     self.trie = PathTrie()
   }
 
@@ -93,13 +130,14 @@ public struct OperationPathableCollection<Element: OperationPathable> {
       self.removeAll()
       return
     }
+    self.makePositions()
     var removed = [Element]()
     self.trie.removeSubtree(at: path, from: 0, into: &removed)
     for element in removed {
-      self.elements.removeValue(forKey: element.path)
+      self.removeFromValues(element.path)
     }
     if path.count == 1 {
-      self.elements.removeValue(forKey: path)
+      self.removeFromValues(path)
     }
   }
 
@@ -108,19 +146,21 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   /// - Parameter shouldBeRemoved: Returns `true` for the values to remove.
   /// - Complexity: O(*n*).
   public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
-    for (path, element) in self.elements where try shouldBeRemoved(element) {
-      self.removeValue(forPath: path)
+    for element in self.values where try shouldBeRemoved(element) {
+      self.removeValue(forPath: element.path)
     }
   }
 
   /// Removes the value at an index.
   ///
+  /// The value that was last takes its place, so indices of the collection are not valid after.
+  ///
   /// - Parameter index: A valid index of the collection.
   /// - Returns: The removed value.
   @discardableResult
   public mutating func remove(at index: Index) -> Element {
-    let (path, element) = self.elements[index.base]
-    self.removeValue(forPath: path)
+    let element = self.values[index.base]
+    self.removeValue(forPath: element.path)
     return element
   }
 
@@ -128,7 +168,9 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   ///
   /// - Parameter minimumCapacity: The number of values to make room for.
   public mutating func reserveCapacity(_ minimumCapacity: Int) {
-    self.elements.reserveCapacity(minimumCapacity)
+    self.makePositions()
+    self.values.reserveCapacity(minimumCapacity)
+    self.positions?.reserveCapacity(minimumCapacity)
   }
 
   /// The values whose paths start with `path`.
@@ -139,33 +181,55 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   public func collection(matching path: OperationPath) -> Self {
     guard !path.isEmpty else { return self }
     let subtree = self.trie.subtree(at: path, from: 0)
-    let exact = path.count == 1 ? self.elements[path] : nil
+    let exact = path.count == 1 ? self[path] : nil
     guard subtree != nil || exact != nil else { return Self() }
     // NB: The matches share the subtree of the index (a copy-on-write value) instead of being
-    // inserted into a new one, which would hash every element of every path again.
-    var found = [Element]()
-    subtree?.forEach { found.append($0) }
-    if let exact {
-      found.append(exact)
-    }
+    // inserted into a new one, which would hash every element of every path again; the value at
+    // `path` itself, when `path` has one element, comes last (see the subscript).
     var matches = Self()
-    matches.elements.reserveCapacity(found.count)
-    for element in found {
-      matches.elements[element.path] = element
+    matches.positions = nil
+    subtree?.forEach { matches.values.append($0) }
+    if let exact {
+      matches.values.append(exact)
     }
     if let subtree {
       matches.trie = PathTrie(subtree, at: path)
     }
     return matches
   }
+
+  /// Indexes the values by path, for a collection made by `collection(matching:)` that is about
+  /// to change.
+  private mutating func makePositions() {
+    guard self.positions == nil else { return }
+    var positions = [OperationPath: Int](minimumCapacity: self.values.count)
+    for (position, element) in self.values.enumerated() {
+      positions[element.path] = position
+    }
+    self.positions = positions
+  }
+
+  /// Removes the value at `path` from `values` and `positions`, moving the last value into its
+  /// place; the trie is left to the caller.
+  @discardableResult
+  private mutating func removeFromValues(_ path: OperationPath) -> Element? {
+    guard let position = self.positions?.removeValue(forKey: path) else { return nil }
+    let removed = self.values[position]
+    let last = self.values.removeLast()
+    if position < self.values.endIndex {
+      self.values[position] = last
+      self.positions?[last.path] = position
+    }
+    return removed
+  }
 }
 
 // MARK: - Collection
 
-extension OperationPathableCollection: Collection {
+extension OperationPathableCollection: RandomAccessCollection {
   /// A position in an ``OperationPathableCollection``.
   public struct Index: Hashable, Comparable {
-    fileprivate let base: Dictionary<OperationPath, Element>.Index
+    fileprivate let base: Int
 
     /// Whether the first position comes before the second.
     public static func < (lhs: Self, rhs: Self) -> Bool {
@@ -174,25 +238,53 @@ extension OperationPathableCollection: Collection {
   }
 
   /// The position of the first value.
-  public var startIndex: Index { Index(base: self.elements.startIndex) }
+  public var startIndex: Index { Index(base: 0) }
   /// The position after the last value.
-  public var endIndex: Index { Index(base: self.elements.endIndex) }
+  public var endIndex: Index { Index(base: self.values.endIndex) }
   /// The number of values.
-  public var count: Int { self.elements.count }
+  public var count: Int { self.values.count }
   /// Whether the collection holds no value.
-  public var isEmpty: Bool { self.elements.isEmpty }
+  public var isEmpty: Bool { self.values.isEmpty }
 
   /// The position after a given one.
   ///
   /// - Parameter i: A valid position that is not ``endIndex``.
   /// - Returns: The next position.
   public func index(after i: Index) -> Index {
-    Index(base: self.elements.index(after: i.base))
+    Index(base: i.base + 1)
+  }
+
+  /// The position before a given one.
+  ///
+  /// - Parameter i: A valid position that is not ``startIndex``.
+  /// - Returns: The previous position.
+  public func index(before i: Index) -> Index {
+    Index(base: i.base - 1)
+  }
+
+  /// The position a given distance from another.
+  ///
+  /// - Parameters:
+  ///   - i: A valid position.
+  ///   - distance: How many positions to move; negative moves back.
+  /// - Returns: The position.
+  public func index(_ i: Index, offsetBy distance: Int) -> Index {
+    Index(base: i.base + distance)
+  }
+
+  /// The number of positions from one to another.
+  ///
+  /// - Parameters:
+  ///   - start: A valid position.
+  ///   - end: A valid position.
+  /// - Returns: The distance; negative when `end` comes first.
+  public func distance(from start: Index, to end: Index) -> Int {
+    end.base - start.base
   }
 
   /// The value at a position.
   public subscript(position: Index) -> Element {
-    self.elements[position.base].value
+    self.values[position.base]
   }
 }
 
@@ -207,16 +299,26 @@ extension OperationPathableCollection: ExpressibleByArrayLiteral {
 }
 
 extension OperationPathableCollection: Equatable where Element: Equatable {
-  /// Whether two collections hold equal values at the same paths.
+  /// Whether two collections hold equal values at the same paths, in any order.
   public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.elements == rhs.elements
+    lhs.count == rhs.count && lhs.values.allSatisfy { rhs[$0.path] == $0 }
   }
 }
 
 extension OperationPathableCollection: Hashable where Element: Hashable {
-  /// Hashes the paths and values of the collection.
+  /// Hashes the paths and values of the collection, whatever their order.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(self.elements)
+    // NB: Equal collections may hold their values in different orders, so the values' hashes are
+    // combined with an operation that ignores order.
+    var combined = 0
+    for element in self.values {
+      var elementHasher = Hasher()
+      elementHasher.combine(element.path)
+      elementHasher.combine(element)
+      combined ^= elementHasher.finalize()
+    }
+    hasher.combine(self.count)
+    hasher.combine(combined)
   }
 }
 

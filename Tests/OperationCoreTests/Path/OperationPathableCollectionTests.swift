@@ -138,4 +138,79 @@ import Testing
     #expect(items.count == 0)
     #expect(items.isEmpty)
   }
+
+  @Test func `A Matched Collection Finds Every Match By Its Exact Path`() {
+    let matches = Self.items.collection(matching: ["user"])
+    #expect(matches[["user"]] == Item(path: ["user"]))
+    #expect(matches[["user", 1]] == Item(path: ["user", 1]))
+    #expect(matches[["user", 1, "friends"]] == Item(path: ["user", 1, "friends"]))
+    #expect(matches[["user", 3]] == nil)
+    #expect(matches[["post", 1]] == nil)
+    #expect(matches[["post"]] == nil)
+    #expect(matches[[]] == nil)
+    #expect(Self.items.collection(matching: ["user", 1])[["user"]] == nil)
+  }
+
+  @Test func `Changing A Matched Collection Keeps Every Lookup Right`() {
+    var matches = Self.items.collection(matching: ["user"])
+    matches.removeValue(forPath: ["user"])
+    matches.update(Item(path: ["user", 2], value: 7))
+    matches.update(Item(path: ["admin"]))
+    #expect(matches.count == 4)
+    #expect(matches[["user"]] == nil)
+    #expect(matches[["user", 2]]?.value == 7)
+    #expect(matches[["admin"]] != nil)
+    #expect(matches.collection(matching: ["user"]).count == 3)
+    #expect(matches.collection(matching: ["admin"]).count == 1)
+    #expect(Self.items[["user"]] != nil)
+    #expect(Self.items[["user", 2]]?.value == 0)
+  }
+
+  @Test func `Removing A Value Keeps The Others Reachable By Index And Path`() {
+    var items: OperationPathableCollection<Item> = [
+      Item(path: [1]), Item(path: [2]), Item(path: [3, 1]), Item(path: [4]),
+    ]
+    let removed = items.remove(at: items.startIndex)
+    #expect(removed.path == [1])
+    #expect(items.count == 3)
+    #expect(Set(items.indices.map { items[$0].path }) == [[2], [3, 1], [4]])
+    for item in items {
+      #expect(items[item.path] == item)
+    }
+    items.removeAll(where: { $0.path.count == 1 })
+    #expect(items.map(\.path) == [[3, 1]])
+    #expect(items[[3, 1]] != nil)
+  }
+
+  @Test func `Equal Collections Are Equal And Hash Alike Whatever Their Order`() {
+    let forward: OperationPathableCollection<Item> = [
+      Item(path: ["user", 1]), Item(path: ["user", 2]), Item(path: ["user"]),
+    ]
+    let backward: OperationPathableCollection<Item> = [
+      Item(path: ["user"]), Item(path: ["user", 2]), Item(path: ["user", 1]),
+    ]
+    let matched = Self.items.collection(matching: ["user"])
+      .collection(matching: ["user"])
+    var unmatched = matched
+    unmatched.removeValue(forPath: ["user", 1, "friends"])
+    #expect(forward == backward)
+    #expect(forward.hashValue == backward.hashValue)
+    #expect(unmatched == forward)
+    #expect(unmatched.hashValue == forward.hashValue)
+    #expect(matched != forward)
+    #expect(
+      backward != [
+        Item(path: ["user"]), Item(path: ["user", 2]), Item(path: ["user", 1], value: 1),
+      ]
+    )
+  }
+
+  @Test func `Remove All Keeping Capacity Empties A Matched Collection`() {
+    var matches = Self.items.collection(matching: ["user"])
+    matches.removeAll(keepingCapacity: true)
+    #expect(matches.isEmpty)
+    #expect(matches[["user"]] == nil)
+    matches.update(Item(path: ["user", 9]))
+    #expect(matches.collection(matching: ["user"]).count == 1)
+  }
 }
