@@ -161,7 +161,7 @@
     @Test func `Notifies Only When The Severity Changes`() async throws {
       let directory = try TemporaryDirectory()
       let file = try directory.write(Self.psi(some: 0, full: 0), to: "memory.pressure")
-      let clock = SteppingClock()
+      let clock = ManualClock()
       let source = LinuxMemoryPressureSource(filePaths: [file], interval: .seconds(5), clock: clock)
       let recorded = Lock([MemoryPressure]())
       let subscription = source.subscribe { pressure in recorded.withLock { $0.append(pressure) } }
@@ -189,7 +189,7 @@
     @Test func `Polls Once Per Interval`() async throws {
       let directory = try TemporaryDirectory()
       let file = try directory.write(Self.psi(some: 0, full: 0), to: "memory.pressure")
-      let clock = SteppingClock()
+      let clock = ManualClock()
       let source = LinuxMemoryPressureSource(filePaths: [file], interval: .seconds(5), clock: clock)
       let recorded = Lock([MemoryPressure]())
       let subscription = source.subscribe { pressure in recorded.withLock { $0.append(pressure) } }
@@ -209,7 +209,7 @@
     @Test func `Missing Or Garbage Files Send No Events`() async throws {
       let directory = try TemporaryDirectory()
       let file = directory.path("memory.pressure")
-      let clock = SteppingClock()
+      let clock = ManualClock()
       let source = LinuxMemoryPressureSource(filePaths: [file], interval: .seconds(5), clock: clock)
       let recorded = Lock([MemoryPressure]())
       let subscription = source.subscribe { pressure in recorded.withLock { $0.append(pressure) } }
@@ -241,7 +241,7 @@
     @Test func `Every Subscriber Hears Changes And The Last One Stops Polling`() async throws {
       let directory = try TemporaryDirectory()
       let file = try directory.write(Self.psi(some: 0, full: 0), to: "memory.pressure")
-      let clock = SteppingClock()
+      let clock = ManualClock()
       let source = LinuxMemoryPressureSource(filePaths: [file], interval: .seconds(5), clock: clock)
       let first = Lock([MemoryPressure]())
       let second = Lock([MemoryPressure]())
@@ -283,7 +283,7 @@
     @Test func `Drives Default Store Cache Eviction`() async throws {
       let directory = try TemporaryDirectory()
       let file = try directory.write(Self.psi(some: 0, full: 0), to: "memory.pressure")
-      let clock = SteppingClock()
+      let clock = ManualClock()
       let source = LinuxMemoryPressureSource(filePaths: [file], interval: .seconds(5), clock: clock)
       let client = OperationClient(
         storeCache: OperationClient.DefaultStoreCache(memoryPressureSource: source),

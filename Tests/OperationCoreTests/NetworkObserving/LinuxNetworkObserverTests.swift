@@ -1,6 +1,7 @@
 #if os(Linux)
   import Foundation
   import OperationCore
+  import OperationTestSupport
   import Testing
 
   @Suite struct `LinuxNetworkObserver tests` {
@@ -107,7 +108,7 @@
     @Test(arguments: Self.cases)
     func `Reads The Status Of A Fixture Tree`(case: Case) throws {
       let fixture = try NetworkInterfaceFixture(`case`.interfaces)
-      let observer = LinuxNetworkObserver(root: fixture.root, clock: TestClock())
+      let observer = LinuxNetworkObserver(root: fixture.root, clock: ManualClock())
       #expect(observer.currentStatus == `case`.expected)
       #expect(observer.refresh() == `case`.expected)
     }
@@ -116,23 +117,25 @@
       let fixture = try NetworkInterfaceFixture()
       try fixture.writeFile(named: "bonding_masters", contents: "bond0\n")
       #expect(
-        LinuxNetworkObserver(root: fixture.root, clock: TestClock()).refresh() == .disconnected
+        LinuxNetworkObserver(root: fixture.root, clock: ManualClock()).refresh() == .disconnected
       )
       try fixture.write(Interface(name: "eth0", operstate: "up"))
-      #expect(LinuxNetworkObserver(root: fixture.root, clock: TestClock()).refresh() == .connected)
+      #expect(
+        LinuxNetworkObserver(root: fixture.root, clock: ManualClock()).refresh() == .connected
+      )
     }
 
     @Test func `A Missing Root Directory Falls Back To Connected`() {
       let root = FileManager.default.temporaryDirectory
         .appending(path: "missing-\(UUID().uuidString)", directoryHint: .isDirectory)
-      let observer = LinuxNetworkObserver(root: root, clock: TestClock())
+      let observer = LinuxNetworkObserver(root: root, clock: ManualClock())
       #expect(observer.currentStatus == .connected)
       #expect(observer.refresh() == .connected)
     }
 
     @Test func `Refresh Notifies Only On Changes`() throws {
       let fixture = try NetworkInterfaceFixture([Interface(name: "eth0", operstate: "up")])
-      let observer = LinuxNetworkObserver(root: fixture.root, clock: TestClock())
+      let observer = LinuxNetworkObserver(root: fixture.root, clock: ManualClock())
       let statuses = ValueRecorder<NetworkConnectionStatus>()
       let subscription = observer.subscribe { statuses.record($0) }
       #expect(statuses.values == [.connected])
@@ -155,7 +158,7 @@
 
     @Test func `Polls On Every Tick Of The Clock`() async throws {
       let fixture = try NetworkInterfaceFixture([Interface(name: "eth0", operstate: "up")])
-      let clock = TestClock()
+      let clock = ManualClock()
       let observer = LinuxNetworkObserver(
         root: fixture.root,
         clock: clock,
@@ -185,7 +188,7 @@
 
     @Test func `Starting Reads At Once`() async throws {
       let fixture = try NetworkInterfaceFixture([Interface(name: "eth0", operstate: "up")])
-      let clock = TestClock()
+      let clock = ManualClock()
       let observer = LinuxNetworkObserver(root: fixture.root, clock: clock)
       #expect(!observer.isRunning)
       try fixture.write(Interface(name: "eth0", operstate: "down"))
@@ -201,7 +204,7 @@
 
     @Test func `Releasing A Running Observer Frees It`() async throws {
       let fixture = try NetworkInterfaceFixture()
-      let clock = TestClock()
+      let clock = ManualClock()
       var observer: LinuxNetworkObserver? = .starting(root: fixture.root, clock: clock)
       weak let weakObserver = observer
       await clock.waitForSleeps(count: 1)
@@ -217,7 +220,7 @@
     }
 
     @Test func `Reads This Machine's Interfaces`() {
-      let observer = LinuxNetworkObserver(clock: TestClock())
+      let observer = LinuxNetworkObserver(clock: ManualClock())
       let status = observer.refresh()
       #expect([.connected, .disconnected].contains(status))
       #expect(observer.currentStatus == status)

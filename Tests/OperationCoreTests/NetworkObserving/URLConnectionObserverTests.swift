@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import OperationTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -11,7 +12,7 @@ import Testing
 
   private func observer(
     _ stub: ConnectivityStub,
-    clock: TestClock
+    clock: ManualClock
   ) -> URLConnectionObserver {
     URLConnectionObserver(
       session: stub.session,
@@ -22,7 +23,7 @@ import Testing
   }
 
   @Test func `Is Running Follows Start And Stop`() async {
-    let clock = TestClock()
+    let clock = ManualClock()
     let observer = self.observer(ConnectivityStub(), clock: clock)
     #expect(!observer.isRunning)
     #expect(observer.currentStatus == .connected)
@@ -37,7 +38,7 @@ import Testing
 
   @Test func `Starting Returns A Running Observer That Pings At Once`() async {
     let stub = ConnectivityStub([.failure(.notConnectedToInternet)])
-    let clock = TestClock()
+    let clock = ManualClock()
     let observer = URLConnectionObserver.starting(
       session: stub.session,
       url: stub.url,
@@ -53,7 +54,7 @@ import Testing
 
   @Test func `Subscribing Calls Back At Once And Starts The Observer`() async {
     let stub = ConnectivityStub([.failure(.timedOut)])
-    let clock = TestClock()
+    let clock = ManualClock()
     let observer = self.observer(stub, clock: clock)
     let statuses = ValueRecorder<NetworkConnectionStatus>()
 
@@ -74,7 +75,7 @@ import Testing
     ]
   )
   func `Offline Errors Give Disconnected`(code: URLError.Code) async {
-    let clock = TestClock()
+    let clock = ManualClock()
     let observer = self.observer(ConnectivityStub([.failure(code)]), clock: clock)
     observer.start()
     await clock.waitForSleeps(count: 1)
@@ -91,7 +92,7 @@ import Testing
   )
   func `Other Errors And Responses Keep Connected`(outcome: ConnectivityStub.Outcome) async {
     let stub = ConnectivityStub([.failure(.notConnectedToInternet), outcome])
-    let clock = TestClock()
+    let clock = ManualClock()
     let observer = self.observer(stub, clock: clock)
     observer.start()
     await clock.waitForSleeps(count: 1)
@@ -108,7 +109,7 @@ import Testing
       .failure(.notConnectedToInternet), .failure(.networkConnectionLost),
       .response(statusCode: 200), .response(statusCode: 204), .failure(.timedOut),
     ])
-    let clock = TestClock()
+    let clock = ManualClock()
     let observer = self.observer(stub, clock: clock)
     let statuses = ValueRecorder<NetworkConnectionStatus>()
     let subscription = observer.subscribe { statuses.record($0) }
@@ -127,7 +128,7 @@ import Testing
 
   @Test func `Pings Again Only After Each Interval`() async {
     let stub = ConnectivityStub()
-    let clock = TestClock()
+    let clock = ManualClock()
     let observer = self.observer(stub, clock: clock)
     observer.start()
     await clock.waitForSleeps(count: 1)
@@ -143,7 +144,7 @@ import Testing
 
   @Test func `Stopping Ends The Pings`() async {
     let stub = ConnectivityStub()
-    let clock = TestClock()
+    let clock = ManualClock()
     let observer = self.observer(stub, clock: clock)
     observer.start()
     await clock.waitForSleeps(count: 1)
@@ -156,7 +157,7 @@ import Testing
   }
 
   @Test func `Releasing A Running Observer Frees It`() async {
-    let clock = TestClock()
+    let clock = ManualClock()
     var observer: URLConnectionObserver? = self.observer(ConnectivityStub(), clock: clock)
     weak let weakObserver = observer
     observer?.start()
