@@ -27,7 +27,7 @@ public struct _RerunOnChangeController<
 >: OperationController, Sendable {
   let specification: Specification
 
-  init(specification: Specification) {
+  package init(specification: Specification) {
     self.specification = specification
   }
 
