@@ -20,39 +20,33 @@
 /// thread, right after the ones before it, so every subscriber sees events in the order the state
 /// changed.
 package struct RecursiveLock<Value>: @unchecked Sendable {
-  // NB: Copies of the lock share its storage, a managed buffer that holds the value and the
-  // bookkeeping in its header and a recursive `pthread_mutex_t` as its only element, so that a
-  // store pays for one allocation. Everything in the header is read and written only while the
-  // mutex is held. Effects are `@Sendable` because the thread that delivers them may not be the
-  // one that enqueued them.
+  // NB: Copies of the lock share its storage, a managed buffer whose header holds a recursive
+  // `pthread_mutex_t` and the bookkeeping, and whose only element is the value, so that a store
+  // pays for one allocation. The header is not generic, so that locking and unlocking in the
+  // store's unspecialized generic code needs no generic metadata from the runtime. The value and
+  // everything in the header but the mutex are read and written only while the mutex is held.
+  // Effects are `@Sendable` because the thread that delivers them may not be the one that
+  // enqueued them.
   private let storage: Storage
 
-  private struct Header {
-    var value: Value
-    var depth = 0
-    var effects = [@Sendable () -> Void]()
-    var isDelivering = false
-  }
-
   package init(_ value: Value) {
-    self.storage = Storage.make(Header(value: value))
+    self.storage = Storage.make(value)
   }
 
   /// Runs `body` with exclusive access to the value; may be nested on the same thread.
   ///
-  /// Effects enqueued with ``enqueue(_:)`` during `body` run after the outermost call returns.
+  /// Effects enqueued inside `body` run after the outermost call releases the lock.
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let header = self.storage.acquire()
+    let value = self.storage.acquire()
     defer { self.storage.releaseAndDeliver() }
-    return try body(&header.pointee.value)
+    return try body(&value.pointee)
   }
 
   /// Holds the lock while `body` runs, without giving it access to the value; may be nested.
   ///
-  /// Use this when `body` calls other methods that take the lock with ``withLock(_:)``: a nested
-  /// `withLock(_:)` inside another would access the value twice at once.
+  /// Effects enqueued inside `body` run after the outermost call releases the lock.
   package func withLockHeld<Result, Failure: Error>(
     _ body: () throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
@@ -65,70 +59,74 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
   ///
   /// Call this only from inside ``withLock(_:)``.
   package func enqueue(_ effect: @escaping @Sendable () -> Void) {
-    let header = self.storage.acquire()
-    header.pointee.effects.append(effect)
+    _ = self.storage.acquire()
+    self.storage.headerPointer.pointee.effects.append(effect)
     self.storage.release()
   }
 
   /// Enqueues an effect and delivers it (with any others pending) unless another thread already
   /// delivers effects for this lock.
   package func perform(_ effect: @escaping @Sendable () -> Void) {
-    let header = self.storage.acquire()
-    header.pointee.effects.append(effect)
+    _ = self.storage.acquire()
+    self.storage.headerPointer.pointee.effects.append(effect)
     self.storage.releaseAndDeliver()
   }
 
-  private final class Storage: ManagedBuffer<Header, pthread_mutex_t> {
-    static func make(_ header: Header) -> Storage {
-      let buffer = Storage.create(minimumCapacity: 1) { _ in header }
+  private final class Storage: ManagedBuffer<RecursiveLockHeader, Value> {
+    static func make(_ value: Value) -> Storage {
+      let buffer = Storage.create(minimumCapacity: 1) { _ in RecursiveLockHeader() }
       // NB: `create` returns an instance of the class it is called on.
       let storage = unsafeDowncast(buffer, to: Storage.self)
-      storage.withUnsafeMutablePointerToElements { mutex in
+      storage.withUnsafeMutablePointers { header, element in
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
-        pthread_mutex_init(mutex, &attributes)
+        pthread_mutex_init(&header.pointee.mutex, &attributes)
         pthread_mutexattr_destroy(&attributes)
+        element.initialize(to: value)
       }
       return storage
     }
 
     deinit {
-      self.withUnsafeMutablePointerToElements { mutex in
-        _ = pthread_mutex_destroy(mutex)
+      // NB: A managed buffer destroys its header but not its elements.
+      self.withUnsafeMutablePointers { header, element in
+        _ = element.deinitialize(count: 1)
+        _ = pthread_mutex_destroy(&header.pointee.mutex)
       }
     }
 
     // NB: The header and the element of a managed buffer stay where they are for as long as the
-    // buffer lives, and every caller holds the buffer while it uses these pointers.
-    private var pointers: (UnsafeMutablePointer<Header>, UnsafeMutablePointer<pthread_mutex_t>) {
-      self.withUnsafeMutablePointers { ($0, $1) }
+    // buffer lives, and every caller holds the buffer while it uses these pointers. The mutex is
+    // a stored property of the header, so `&header.pointee.mutex` is its address in the buffer.
+    var headerPointer: UnsafeMutablePointer<RecursiveLockHeader> {
+      self.withUnsafeMutablePointerToHeader { $0 }
     }
 
     /// Locks the mutex, spinning briefly before sleeping (the sections of a store are short),
-    /// and returns the header.
-    func acquire() -> UnsafeMutablePointer<Header> {
-      let (header, mutex) = self.pointers
+    /// and returns the value.
+    func acquire() -> UnsafeMutablePointer<Value> {
+      let (header, value) = self.withUnsafeMutablePointers { ($0, $1) }
       var spins = 0
-      while pthread_mutex_trylock(mutex) != 0 {
+      while pthread_mutex_trylock(&header.pointee.mutex) != 0 {
         spins += 1
         if spins == 64 {
-          pthread_mutex_lock(mutex)
+          pthread_mutex_lock(&header.pointee.mutex)
           break
         }
       }
       header.pointee.depth += 1
-      return header
+      return value
     }
 
     func release() {
-      let (header, mutex) = self.pointers
+      let header = self.headerPointer
       header.pointee.depth -= 1
-      pthread_mutex_unlock(mutex)
+      pthread_mutex_unlock(&header.pointee.mutex)
     }
 
     func releaseAndDeliver() {
-      let (header, _) = self.pointers
+      let header = self.headerPointer
       let shouldDeliver =
         header.pointee.depth == 1 && !header.pointee.isDelivering
         && !header.pointee.effects.isEmpty
@@ -142,8 +140,9 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
     }
 
     private func deliver() {
+      let header = self.headerPointer
       while true {
-        let header = self.acquire()
+        _ = self.acquire()
         guard !header.pointee.effects.isEmpty else {
           header.pointee.isDelivering = false
           self.release()
@@ -158,4 +157,13 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
       }
     }
   }
+}
+
+/// The mutex and bookkeeping of a ``RecursiveLock``, kept apart from its value so that they are
+/// not generic.
+private struct RecursiveLockHeader {
+  var mutex = pthread_mutex_t()
+  var depth = 0
+  var effects = [@Sendable () -> Void]()
+  var isDelivering = false
 }
