@@ -2,7 +2,12 @@
 ///
 /// ``OperationClient`` keeps its stores in one. Looking up a path is a hash lookup, and
 /// ``collection(matching:)`` costs in proportion to the number of values it returns (plus the
-/// length of the prefix), not to the size of the collection: the paths are indexed in a trie.
+/// length of the prefix), not to the size of the collection: the paths are indexed in a trie. A
+/// collection that ``collection(matching:)`` returns finds a path in that trie, in proportion to
+/// the path's length, until it is changed.
+///
+/// Its indices are positions in a dense array of the values, in no particular order; removing a
+/// value moves the last one into its place.
 ///
 /// ```swift
 /// var stores = client.stores(matching: ["user"])
