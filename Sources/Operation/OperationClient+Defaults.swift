@@ -58,7 +58,12 @@ extension OperationClient {
     let automaticRunningSpecification: AnySendableRunSpecification
     let rerunSpecification: AnySendableRunSpecification
 
-    /// Creates a detached store for an operation wrapped in the default modifiers.
+    /// Creates a detached store for an operation with the default modifiers.
+    ///
+    /// The operation is wrapped in `retry(limit:)` (and, unless it is a mutation, in
+    /// `deduplicated()`); the backoff, the delayer, the automatic-running specification and the
+    /// rerun controller are written into the store's context before the store sets the operation
+    /// up, which is what those modifiers would do from outside the operation.
     ///
     /// - Parameters:
     ///   - operation: The operation.

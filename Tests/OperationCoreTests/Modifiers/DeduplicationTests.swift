@@ -57,6 +57,27 @@ import Testing
     #expect(try await store.fetch() == 1)
   }
 
+  @Test(.timeLimit(.minutes(1)))
+  func `A Caller After The Last One Was Cancelled Starts A New Run`() async throws {
+    let gate = Gate()
+    let query = CancellableGatedQuery(gate: gate)
+    let store = OperationStore.detached(query: query.deduplicated(), initialValue: nil)
+    let joins = AsyncCounter()
+    store.context.deduplicationJoinObserver = { joins.increment() }
+
+    let cancelled = Task { try await store.fetch() }
+    await query.counter.waitForCalls(1)
+    cancelled.cancel()
+    await #expect(throws: CancellationError.self) { try await cancelled.value }
+
+    let later = Task { try await store.fetch() }
+    await joins.wait(for: 2)
+    gate.open()
+
+    #expect(try await later.value == 2)
+    #expect(query.counter.calls == 2)
+  }
+
   // MARK: - Paginated requests
 
   /// A deduplicated paginated store whose runs count their joins, and its request.
@@ -212,6 +233,26 @@ private struct CountingGatedQuery: QueryRequest, Sendable {
   ) async throws -> Int {
     let calls = self.counter.increment()
     await self.gate.wait()
+    return calls
+  }
+}
+
+/// A query that counts its runs, waits for a gate, then throws `CancellationError` when its task
+/// was cancelled meanwhile.
+private struct CancellableGatedQuery: QueryRequest, Sendable {
+  let gate: Gate
+  let counter = DedupCallCounter()
+
+  var path: OperationPath { ["cancellable-gated"] }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, any Error>
+  ) async throws -> Int {
+    let calls = self.counter.increment()
+    await self.gate.wait()
+    try Task.checkCancellation()
     return calls
   }
 }

@@ -104,7 +104,6 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
       break
     case .cancelled(let cancellation):
       continuation.resume(returning: cancellation)
-      return
     case .started(let runID):
       self.start(runID, work: work)
     }
@@ -117,7 +116,9 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
       self.finish(runID, with: result)
     }
     let cancelNow = self.state.withLock { state in
-      guard let index = state.runs.firstIndex(where: { $0.id == runID }) else { return false }
+      // NB: A run that is gone has finished already, or lost its last caller before its task
+      // existed (see `cancel`); cancelling a finished task does nothing.
+      guard let index = state.runs.firstIndex(where: { $0.id == runID }) else { return true }
       state.runs[index].task = task
       return state.runs[index].waiters.isEmpty
     }
@@ -144,8 +145,11 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
           let index = state.runs[runIndex].waiters.firstIndex(where: { $0.id == waiter })
         else { continue }
         let continuation = state.runs[runIndex].waiters.remove(at: index).continuation
-        let run = state.runs[runIndex]
-        return (continuation, run.waiters.isEmpty ? run.task : nil)
+        guard state.runs[runIndex].waiters.isEmpty else { return (continuation, nil) }
+        // NB: The run lost its last caller, so it is cancelled, and it leaves the runs that
+        // callers can join: a caller that comes later starts a run of its own instead of
+        // joining one that ends in `CancellationError`.
+        return (continuation, state.runs.remove(at: runIndex).task)
       }
       // NB: The caller has its result already, or has not joined yet (see `join`).
       return (nil, nil)
