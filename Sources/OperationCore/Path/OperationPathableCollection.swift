@@ -116,11 +116,8 @@ public struct OperationPathableCollection<Element: OperationPathable> {
   /// - Parameter keepCapacity: Whether to keep the storage allocated.
   public mutating func removeAll(keepingCapacity keepCapacity: Bool = false) {
     self.values.removeAll(keepingCapacity: keepCapacity)
-    if keepCapacity, var positions = self.positions {
-      self.positions = nil
-      positions.removeAll(keepingCapacity: true)
-      self.positions = positions
-    } else {
+    self.positions?.removeAll(keepingCapacity: keepCapacity)
+    if self.positions == nil {
       self.positions = [:]
     }
     self.trie = PathTrie()

@@ -564,8 +564,9 @@ private struct RunEventHandler: Sendable {
 ///
 /// The operation lives in a subclass typed by it, inline, rather than in an existential box:
 /// that saves every store an allocation.
+// NB: `@unchecked Sendable` is safe because this class has no state; the subclass holds the
+// operation, see `TypedRunBox`.
 private class RunBox<State: OperationState & Sendable>: @unchecked Sendable {
-  // NB: `@unchecked` because the subclass holds the operation, see `TypedRunBox`.
   func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
@@ -576,6 +577,8 @@ private class RunBox<State: OperationState & Sendable>: @unchecked Sendable {
   }
 }
 
+// NB: `@unchecked Sendable` is safe because the box's only state is the operation, a constant that
+// runs read without mutating (see the note on `operation`).
 private final class TypedRunBox<Operation: StatefulOperationRequest>: RunBox<Operation.State>,
   @unchecked Sendable
 where Operation.State: Sendable {

@@ -66,6 +66,53 @@ import Testing
     #expect(store.isAutomaticRunningEnabled)
   }
 
+  /// A client whose default creator retries `retryLimit` times with a linear one-second backoff
+  /// on `delayer`, and watches neither the network nor the application.
+  private static func clientWithoutObservers(
+    retryLimit: Int,
+    delayer: RecordingDelayer
+  ) -> OperationClient {
+    OperationClient(
+      storeCreator: .default(
+        retryLimit: retryLimit,
+        backoff: .linear(.seconds(1)),
+        delayer: delayer,
+        networkObserver: nil,
+        activityObserver: nil
+      )
+    )
+  }
+
+  @Test func `The Operation's Own Modifiers Win Over The Creator's Defaults`() async {
+    let clientDelayer = RecordingDelayer()
+    let ownDelayer = RecordingDelayer()
+    let client = Self.clientWithoutObservers(retryLimit: 3, delayer: clientDelayer)
+    let query = ScriptedQuery([.failure(TestError())])
+      .retry(limit: 1)
+      .backoff(.constant(.seconds(7)))
+      .delayer(ownDelayer)
+      .disableAutomaticRunning()
+    let store = client.store(for: query)
+
+    await #expect(throws: TestError.self) { try await store.fetch() }
+    #expect(store.context.operationMaxRetries == 1)
+    #expect(!store.isAutomaticRunningEnabled)
+    #expect(ownDelayer.delays == [.seconds(7)])
+    #expect(clientDelayer.delays.isEmpty)
+  }
+
+  @Test func `The Creator's Defaults Apply Where The Operation Sets Nothing`() async {
+    let delayer = RecordingDelayer()
+    let client = Self.clientWithoutObservers(retryLimit: 2, delayer: delayer)
+    let store = client.store(for: ScriptedQuery([.failure(TestError())]))
+
+    await #expect(throws: TestError.self) { try await store.fetch() }
+    #expect(store.context.operationMaxRetries == 2)
+    #expect(store.isAutomaticRunningEnabled)
+    #expect(store.context.operationControllers.count == 1)
+    #expect(delayer.delays == [.seconds(1), .seconds(2)])
+  }
+
   // MARK: - Mutations
 
   @Test func `The Default Creator Never Runs Mutations By Themselves`() {
