@@ -24,7 +24,7 @@ extension OperationClient {
     let context: OperationContext
     let types = TypeLog()
 
-    var operationTypes: [OperationPath: AnyType] {
+    var operationTypes: [ObjectIdentifier: AnyType] {
       self.types.types.withLock { $0 }
     }
   }
@@ -41,9 +41,9 @@ extension OperationClient.CreateStore {
     for operation: sending Operation,
     initialState: Operation.State
   ) -> OperationStore<Operation.State> {
-    let path = operation.path
-    self.types.types.withLock { $0[path] = Operation.self }
-    return self.creator.store(for: operation, in: self.context, with: initialState)
+    let store = self.creator.store(for: operation, in: self.context, with: initialState)
+    self.types.record(Operation.self, for: store)
+    return store
   }
 
   /// Creates a store for a query with an initial state.
@@ -57,9 +57,9 @@ extension OperationClient.CreateStore {
     for query: sending Query,
     initialState: Query.State
   ) -> OperationStore<Query.State> {
-    let path = query.path
-    self.types.types.withLock { $0[path] = Query.self }
-    return self.creator.store(for: query, in: self.context, with: initialState)
+    let store = self.creator.store(for: query, in: self.context, with: initialState)
+    self.types.record(Query.self, for: store)
+    return store
   }
 
   /// Creates a store for a query.
@@ -95,12 +95,27 @@ extension OperationClient {
   /// - Parameters:
   ///   - query: The query.
   ///   - initialState: The state of a new store.
+  ///   - fileID: The file ID of the call, where a duplicate-path warning points.
+  ///   - filePath: The file path of the call.
+  ///   - line: The line of the call.
+  ///   - column: The column of the call.
   /// - Returns: The store.
   public func store<Query: QueryRequest>(
     for query: sending Query,
-    initialState: Query.State
+    initialState: Query.State,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
   ) -> OperationStore<Query.State> {
-    self.makeStore(for: query, initialState: initialState)
+    self.makeStore(
+      for: query,
+      initialState: initialState,
+      fileID: fileID,
+      filePath: filePath,
+      line: line,
+      column: column
+    )
   }
 
   /// The store for a query.
@@ -108,27 +123,64 @@ extension OperationClient {
   /// - Parameters:
   ///   - query: The query.
   ///   - initialValue: The value of a new store.
+  ///   - fileID: The file ID of the call, where a duplicate-path warning points.
+  ///   - filePath: The file path of the call.
+  ///   - line: The line of the call.
+  ///   - column: The column of the call.
   /// - Returns: The store.
   public func store<Query: QueryRequest>(
     for query: sending Query,
-    initialValue: Query.Value? = nil
+    initialValue: Query.Value? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
   ) -> OperationStore<Query.State> where Query.State == QueryState<Query.Value, Query.Failure> {
-    self.store(for: query, initialState: QueryState(initialValue: initialValue))
+    self.store(
+      for: query,
+      initialState: QueryState(initialValue: initialValue),
+      fileID: fileID,
+      filePath: filePath,
+      line: line,
+      column: column
+    )
   }
 
   /// The store for a query with a default value.
   ///
-  /// - Parameter query: The query.
+  /// - Parameters:
+  ///   - query: The query.
+  ///   - fileID: The file ID of the call, where a duplicate-path warning points.
+  ///   - filePath: The file path of the call.
+  ///   - line: The line of the call.
+  ///   - column: The column of the call.
   /// - Returns: The store.
   public func store<Query: QueryRequest>(
-    for query: sending Query.Default
+    for query: sending Query.Default,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
   ) -> OperationStore<Query.Default.State> {
     let initialState = query.initialState
-    return self.store(for: query, initialState: initialState)
+    return self.store(
+      for: query,
+      initialState: initialState,
+      fileID: fileID,
+      filePath: filePath,
+      line: line,
+      column: column
+    )
   }
 }
 
 /// The operation types of the stores a ``OperationClient/CreateStore`` made.
 final class TypeLog: Sendable {
-  let types = Lock<[OperationPath: AnyType]>([:])
+  /// The requested operation type of each store, by the store's identity.
+  let types = Lock<[ObjectIdentifier: AnyType]>([:])
+
+  /// Records the operation type a store was created for.
+  func record<State>(_ type: any Any.Type, for store: OperationStore<State>) {
+    self.types.withLock { $0[ObjectIdentifier(store)] = type }
+  }
 }

@@ -28,8 +28,6 @@ public final class OperationClient: Sendable {
 
   private struct Storage: Sendable {
     var defaultContext: OperationContext
-    /// The operation type that created each cached path.
-    var operationTypes = [OperationPath: AnyType]()
     var subscribers = Subscribers<ChangeSubscriber>()
   }
 
@@ -87,60 +85,109 @@ extension OperationClient {
   /// - Parameters:
   ///   - operation: The operation.
   ///   - initialState: The state of a new store.
+  ///   - fileID: The file ID of the call, where a duplicate-path warning points.
+  ///   - filePath: The file path of the call.
+  ///   - line: The line of the call.
+  ///   - column: The column of the call.
   /// - Returns: The store.
   public func store<Operation: StatefulOperationRequest>(
     for operation: sending Operation,
-    initialState: Operation.State
+    initialState: Operation.State,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
   ) -> OperationStore<Operation.State> {
-    self.makeStore(for: operation, initialState: initialState)
+    self.makeStore(
+      for: operation,
+      initialState: initialState,
+      fileID: fileID,
+      filePath: filePath,
+      line: line,
+      column: column
+    )
   }
 
   func makeStore<Operation: StatefulOperationRequest>(
     for operation: sending Operation,
-    initialState: Operation.State
+    initialState: Operation.State,
+    fileID: StaticString,
+    filePath: StaticString,
+    line: UInt,
+    column: UInt
   ) -> OperationStore<Operation.State> {
     let path = operation.path
     // NB: Most calls find a store that this client made for the same type of operation. Those
     // need neither the client's lock (the cache has its own) nor a dynamic cast: a store made for
     // `Operation` has the state `Operation.State`.
-    if let existing = self.storeCache.withStores({ $0[path] }),
-      let store = existing.store(madeFor: Operation.self)
-    {
+    let existing = self.storeCache.withStores { $0[path] }
+    if let existing, let store = existing.store(madeFor: Operation.self) {
       return store
     }
-    let transfer = UnsafeTransfer(value: operation)
-    return self.lock.withLock { storage in
-      let operation = transfer.value
-      if let existing = self.storeCache.withStores({ $0[path] }) {
-        let recordedType = existing.operationType ?? storage.operationTypes[path]
-        if let store = existing.base as? OperationStore<Operation.State>,
-          recordedType.map({ $0 == Operation.self }) ?? true
-        {
-          if recordedType == nil {
-            storage.operationTypes[path] = Operation.self
-          }
-          return store
-        }
-        let expectedType = recordedType ?? type(of: existing.base)
-        reportWarning(.duplicatePath(expectedType: expectedType, foundType: Operation.self))
-        return self.storeCreator.store(
-          for: operation,
-          in: storage.defaultContext,
-          with: initialState
-        )
-      }
-      let store = self.storeCreator.store(
-        for: operation,
-        in: storage.defaultContext,
-        with: initialState
+    // NB: The creator, and with it the operation's `setup` and the store's controllers, is the
+    // user's code, so it runs with no lock held. Two threads that ask for the same new path at
+    // once both create a store; the first to join the cache wins and the other's is dropped.
+    let store = self.storeCreator.store(
+      for: operation,
+      in: self.defaultContext,
+      with: initialState
+    )
+    if let existing {
+      self.reportDuplicatePath(
+        existing,
+        requested: Operation.self,
+        fileID: fileID,
+        filePath: filePath,
+        line: line,
+        column: column
       )
-      // NB: The store carries the type of its operation, which a lookup reads before
-      // `operationTypes`; that table is left to stores that join through
-      // `withStores(matching:perform:)`, which carry no type.
-      let opaque = OpaqueOperationStore(erasing: store, operationType: Operation.self)
-      _ = self.storeCache.withStores { $0.update(opaque) }
-      self.notify(storage, added: [opaque], removed: [])
       return store
+    }
+    let opaque = OpaqueOperationStore(erasing: store, operationType: Operation.self)
+    return self.lock.withLock { storage in
+      let winner = self.storeCache.withStores { stores -> OpaqueOperationStore? in
+        if let winner = stores[path] {
+          return winner
+        }
+        stores.update(opaque)
+        return nil
+      }
+      guard let winner else {
+        self.notify(storage, added: [opaque], removed: [])
+        return store
+      }
+      if let cached = winner.store(madeFor: Operation.self) {
+        return cached
+      }
+      self.reportDuplicatePath(
+        winner,
+        requested: Operation.self,
+        fileID: fileID,
+        filePath: filePath,
+        line: line,
+        column: column
+      )
+      return store
+    }
+  }
+
+  private func reportDuplicatePath(
+    _ existing: OpaqueOperationStore,
+    requested: any Any.Type,
+    fileID: StaticString,
+    filePath: StaticString,
+    line: UInt,
+    column: UInt
+  ) {
+    let warning = OperationWarning.duplicatePath(
+      expectedType: existing.operationType,
+      foundType: requested
+    )
+    // NB: Reporters are the user's code too, so the warning waits for the lock's release.
+    self.lock.withLock { _ in
+      self.lock.enqueue {
+        reportWarning(warning, fileID: fileID, filePath: filePath, line: line, column: column)
+      }
     }
   }
 
@@ -186,9 +233,6 @@ extension OperationClient {
         stores.removeAll(matching: path)
         return removed
       }
-      for store in removed {
-        storage.operationTypes[store.path] = nil
-      }
       self.notify(storage, added: [], removed: removed)
     }
   }
@@ -206,7 +250,6 @@ extension OperationClient {
       guard let removed else {
         return nil
       }
-      storage.operationTypes[path] = nil
       self.notify(storage, added: [], removed: [removed])
       return removed
     }
@@ -293,7 +336,7 @@ extension OperationClient {
   private func commit(
     from before: OperationPathableCollection<OpaqueOperationStore>,
     to after: OperationPathableCollection<OpaqueOperationStore>,
-    types: [OperationPath: AnyType]
+    types: [ObjectIdentifier: AnyType]
   ) {
     var added = OperationPathableCollection<OpaqueOperationStore>()
     var removed = OperationPathableCollection<OpaqueOperationStore>()
@@ -301,7 +344,13 @@ extension OperationClient {
       if let old = before[store.path], old.base as AnyObject === store.base as AnyObject {
         continue
       }
-      added.update(store)
+      // NB: A store that `createStore` made is looked up by the type of operation it was asked
+      // for, which its creator may have wrapped in modifiers; any other store by its own.
+      if let type = types[ObjectIdentifier(store.base as AnyObject)] {
+        added.update(store.recordingOperationType(type))
+      } else {
+        added.update(store)
+      }
     }
     for store in before where after[store.path] == nil {
       removed.update(store)
@@ -315,12 +364,6 @@ extension OperationClient {
         for store in added {
           stores.update(store)
         }
-      }
-      for store in removed {
-        storage.operationTypes[store.path] = nil
-      }
-      for store in added {
-        storage.operationTypes[store.path] = types[store.path] ?? type(of: store.base)
       }
       self.notify(storage, added: added, removed: removed)
     }

@@ -6,17 +6,20 @@
   import Darwin
 #endif
 
-/// A reentrant lock that guards a value and runs deferred effects, in order, after release.
+/// A reentrant lock that guards a value and runs deferred effects, in order, once the thread holds
+/// no library lock.
 ///
 /// `OperationStore.withExclusiveAccess` and `OperationClient.withStores` let their closures call
 /// back into the same store or client (for example `store.currentValue = …` inside
 /// `withExclusiveAccess`), which `Synchronization.Mutex` forbids. This lock allows that nesting on
 /// the owning thread, and keeps the house rule that no user code runs while a lock is held:
-/// inside the lock, callers only *enqueue* effects (subscriber callbacks, cancellations); the
-/// effects run after the outermost `withLock` releases, on one thread at a time and in the order
-/// they were enqueued.
+/// inside the lock, callers only *enqueue* effects (subscriber callbacks, cancellations), and the
+/// effects run after the thread's outermost release of *every* `RecursiveLock`. Changing store B
+/// inside store A's `withExclusiveAccess` therefore delivers B's events after A's lock is
+/// released, not while it is held.
 ///
-/// An effect enqueued while another thread is already delivering effects is delivered by that
+/// Effects of one lock run on one thread at a time and in the order they were enqueued: an effect
+/// enqueued while another thread is already delivering effects for the lock is delivered by that
 /// thread, right after the ones before it, so every subscriber sees events in the order the state
 /// changed.
 package struct RecursiveLock<Value>: @unchecked Sendable {
@@ -35,7 +38,7 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
 
   /// Runs `body` with exclusive access to the value; may be nested on the same thread.
   ///
-  /// Effects enqueued inside `body` run after the outermost call releases the lock.
+  /// Effects enqueued inside `body` run once the thread holds no `RecursiveLock`.
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
@@ -46,7 +49,7 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
 
   /// Holds the lock while `body` runs, without giving it access to the value; may be nested.
   ///
-  /// Effects enqueued inside `body` run after the outermost call releases the lock.
+  /// Effects enqueued inside `body` run once the thread holds no `RecursiveLock`.
   package func withLockHeld<Result, Failure: Error>(
     _ body: () throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
@@ -55,7 +58,7 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
     return try body()
   }
 
-  /// Enqueues an effect to run after the outermost ``withLock(_:)`` releases the lock.
+  /// Enqueues an effect to run once the thread holds no `RecursiveLock`.
   ///
   /// Call this only from inside ``withLock(_:)``.
   package func enqueue(_ effect: @escaping @Sendable () -> Void) {
@@ -64,15 +67,13 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
     self.storage.release()
   }
 
-  /// Enqueues an effect and delivers it (with any others pending) unless another thread already
-  /// delivers effects for this lock.
-  package func perform(_ effect: @escaping @Sendable () -> Void) {
-    _ = self.storage.acquire()
-    self.storage.headerPointer.pointee.effects.append(effect)
-    self.storage.releaseAndDeliver()
+  /// Whether the current thread holds at least one `RecursiveLock`, for tests of the rule that no
+  /// user code runs under a library lock.
+  package static var isAnyHeldByCurrentThread: Bool {
+    LockedThread.current.depth > 0
   }
 
-  private final class Storage: ManagedBuffer<RecursiveLockHeader, Value> {
+  private final class Storage: ManagedBuffer<RecursiveLockHeader, Value>, DeferredEffects {
     static func make(_ value: Value) -> Storage {
       let buffer = Storage.create(minimumCapacity: 1) { _ in RecursiveLockHeader() }
       // NB: `create` returns an instance of the class it is called on.
@@ -104,7 +105,7 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
     }
 
     /// Locks the mutex, spinning briefly before sleeping (the sections of a store are short),
-    /// and returns the value.
+    /// counts it among the thread's locks, and returns the value.
     func acquire() -> UnsafeMutablePointer<Value> {
       let (header, value) = self.withUnsafeMutablePointers { ($0, $1) }
       var spins = 0
@@ -116,25 +117,50 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
         }
       }
       header.pointee.depth += 1
+      LockedThread.current.depth += 1
       return value
     }
 
     func release() {
       let header = self.headerPointer
       header.pointee.depth -= 1
+      LockedThread.current.depth -= 1
       pthread_mutex_unlock(&header.pointee.mutex)
     }
 
+    /// Releases the lock; at its outermost release, delivers its effects now if the thread holds
+    /// no other `RecursiveLock`, and otherwise leaves them to the thread's last release.
     func releaseAndDeliver() {
       let header = self.headerPointer
-      let shouldDeliver =
+      let thread = LockedThread.current
+      let hasEffects =
         header.pointee.depth == 1 && !header.pointee.isDelivering
         && !header.pointee.effects.isEmpty
-      if shouldDeliver {
+      // NB: `thread.depth` counts this lock once more; above 1, another lock is still held.
+      let deliversNow = hasEffects && thread.depth == 1
+      if deliversNow {
         header.pointee.isDelivering = true
       }
       self.release()
-      if shouldDeliver {
+      if deliversNow {
+        self.deliver()
+      } else if hasEffects {
+        thread.deferred.append(self)
+      }
+      if thread.depth == 0 && !thread.deferred.isEmpty {
+        thread.deliverDeferred()
+      }
+    }
+
+    func deliverIfIdle() {
+      let header = self.headerPointer
+      _ = self.acquire()
+      let deliversNow = !header.pointee.isDelivering && !header.pointee.effects.isEmpty
+      if deliversNow {
+        header.pointee.isDelivering = true
+      }
+      self.release()
+      if deliversNow {
         self.deliver()
       }
     }
@@ -167,3 +193,53 @@ private struct RecursiveLockHeader {
   var effects = [@Sendable () -> Void]()
   var isDelivering = false
 }
+
+/// A lock whose effects wait for its thread to release every `RecursiveLock`.
+private protocol DeferredEffects: AnyObject {
+  /// Delivers the lock's pending effects unless another thread is delivering them already.
+  func deliverIfIdle()
+}
+
+/// What one thread knows about the `RecursiveLock`s it holds: how many acquisitions are open,
+/// and which locks released their last hold while another was still held, so that their effects
+/// wait for the thread's last release.
+private final class LockedThread {
+  var depth = 0
+  var deferred = [any DeferredEffects]()
+
+  /// The current thread's record, made on first use and released when the thread exits.
+  static var current: LockedThread {
+    if let pointer = pthread_getspecific(lockedThreadKey) {
+      return Unmanaged<LockedThread>.fromOpaque(pointer).takeUnretainedValue()
+    }
+    let thread = LockedThread()
+    pthread_setspecific(lockedThreadKey, Unmanaged.passRetained(thread).toOpaque())
+    return thread
+  }
+
+  /// Delivers the effects that waited for the thread to release its last lock.
+  ///
+  /// An effect may take and release locks itself, which can defer more locks; they are
+  /// delivered by the same loop.
+  func deliverDeferred() {
+    while !self.deferred.isEmpty {
+      let locks = self.deferred
+      self.deferred.removeAll()
+      for lock in locks {
+        lock.deliverIfIdle()
+      }
+    }
+  }
+}
+
+/// The thread-specific key of ``LockedThread/current``; each thread's record is released when the
+/// thread exits.
+private let lockedThreadKey: pthread_key_t = {
+  var key = pthread_key_t()
+  let status = pthread_key_create(&key) { pointer in
+    guard let pointer else { return }
+    Unmanaged<LockedThread>.fromOpaque(pointer).release()
+  }
+  precondition(status == 0, "pthread_key_create failed with \(status)")
+  return key
+}()

@@ -12,28 +12,59 @@ extension OperationClient {
   /// - Parameters:
   ///   - mutation: The mutation.
   ///   - initialValue: The value of a new store before its first attempt.
+  ///   - fileID: The file ID of the call, where a duplicate-path warning points.
+  ///   - filePath: The file path of the call.
+  ///   - line: The line of the call.
+  ///   - column: The column of the call.
   /// - Returns: The store.
   public func store<Mutation: MutationRequest>(
     for mutation: sending Mutation,
-    initialValue: Mutation.MutateValue? = nil
+    initialValue: Mutation.MutateValue? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
   ) -> OperationStore<Mutation.State>
   where
     Mutation.State == MutationState<
       Mutation.Arguments, Mutation.MutateValue, Mutation.MutateFailure
     >
   {
-    self.makeStore(for: mutation, initialState: MutationState(initialValue: initialValue))
+    self.makeStore(
+      for: mutation,
+      initialState: MutationState(initialValue: initialValue),
+      fileID: fileID,
+      filePath: filePath,
+      line: line,
+      column: column
+    )
   }
 
   /// The store for a mutation with a default value.
   ///
-  /// - Parameter mutation: The mutation.
+  /// - Parameters:
+  ///   - mutation: The mutation.
+  ///   - fileID: The file ID of the call, where a duplicate-path warning points.
+  ///   - filePath: The file path of the call.
+  ///   - line: The line of the call.
+  ///   - column: The column of the call.
   /// - Returns: The store.
   public func store<Mutation: MutationRequest>(
-    for mutation: sending Mutation.Default
+    for mutation: sending Mutation.Default,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
   ) -> OperationStore<Mutation.Default.State> {
     let initialState = mutation.initialState
-    return self.makeStore(for: mutation, initialState: initialState)
+    return self.makeStore(
+      for: mutation,
+      initialState: initialState,
+      fileID: fileID,
+      filePath: filePath,
+      line: line,
+      column: column
+    )
   }
 }
 

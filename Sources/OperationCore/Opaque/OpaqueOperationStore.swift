@@ -14,10 +14,15 @@ public final class OpaqueOperationStore: Sendable {
   /// - Parameter base: The store to erase.
   public init(erasing base: OperationStore<some OperationState & Sendable>) {
     self.erased = base
-    self.operationType = nil
+    self.operationType = base.operationType
   }
 
   /// Erases a store that a client created for an operation of a given type.
+  ///
+  /// - Parameters:
+  ///   - base: The store to erase.
+  ///   - operationType: The type of operation the client was asked for; the store's creator may
+  ///     have wrapped it in modifiers. `base` must have the state of that type.
   package init(
     erasing base: OperationStore<some OperationState & Sendable>,
     operationType: any Any.Type
@@ -26,20 +31,31 @@ public final class OpaqueOperationStore: Sendable {
     self.operationType = operationType
   }
 
-  /// The type of operation a client created this store for, when a client created it.
-  ///
-  /// A client checks it on every lookup, so that a path taken by another type of operation is
-  /// caught without a second table of types.
-  package let operationType: (any Any.Type)?
+  /// The same store, looked up by another type of operation.
+  package func recordingOperationType(_ operationType: any Any.Type) -> OpaqueOperationStore {
+    OpaqueOperationStore(erased: self.erased, operationType: operationType)
+  }
 
-  /// The typed store, when a client created this store for an operation of type `operation`.
+  private init(erased: any ErasedStore, operationType: any Any.Type) {
+    self.erased = erased
+    self.operationType = operationType
+  }
+
+  /// The type of operation that finds this store in a client: the type a client was asked for
+  /// when it created the store, and otherwise the type of operation the store runs.
+  ///
+  /// This is the only record of it: a client checks it on every lookup, so that a path taken by
+  /// another type of operation is caught.
+  package let operationType: any Any.Type
+
+  /// The typed store, when this store is found by operations of type `operation`.
   ///
   /// Comparing the recorded type costs less than casting ``base``, and the state type follows
   /// from the operation type.
   package func store<Operation: StatefulOperationRequest>(
     madeFor operation: Operation.Type
   ) -> OperationStore<Operation.State>? {
-    guard let operationType = self.operationType, operationType == Operation.self else {
+    guard self.operationType == Operation.self else {
       return nil
     }
     return unsafeDowncast(self.erased, to: OperationStore<Operation.State>.self)

@@ -11,27 +11,58 @@ extension OperationClient {
   /// - Parameters:
   ///   - query: The paginated request.
   ///   - initialValue: The pages of a new store.
+  ///   - fileID: The file ID of the call, where a duplicate-path warning points.
+  ///   - filePath: The file path of the call.
+  ///   - line: The line of the call.
+  ///   - column: The column of the call.
   /// - Returns: The store.
   public func store<Query: PaginatedRequest>(
     for query: sending Query,
-    initialValue: Query.State.StateValue = []
+    initialValue: Query.State.StateValue = [],
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
   ) -> OperationStore<Query.State> {
     let initialState = PaginatedState<Query.PageID, Query.PageValue, Query.PageFailure>(
       initialValue: initialValue,
       initialPageId: query.initialPageId
     )
-    return self.makeStore(for: query, initialState: initialState)
+    return self.makeStore(
+      for: query,
+      initialState: initialState,
+      fileID: fileID,
+      filePath: filePath,
+      line: line,
+      column: column
+    )
   }
 
   /// The store for a paginated request with default pages.
   ///
-  /// - Parameter query: The paginated request.
+  /// - Parameters:
+  ///   - query: The paginated request.
+  ///   - fileID: The file ID of the call, where a duplicate-path warning points.
+  ///   - filePath: The file path of the call.
+  ///   - line: The line of the call.
+  ///   - column: The column of the call.
   /// - Returns: The store.
   public func store<Query: PaginatedRequest>(
-    for query: sending Query.Default
+    for query: sending Query.Default,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
   ) -> OperationStore<Query.Default.State> {
     let initialState = query.initialPaginatedState
-    return self.makeStore(for: query, initialState: initialState)
+    return self.makeStore(
+      for: query,
+      initialState: initialState,
+      fileID: fileID,
+      filePath: filePath,
+      line: line,
+      column: column
+    )
   }
 }
 

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The runtime of a stateful operation: it runs the operation and keeps its state for every
 /// observer.
 ///
@@ -28,8 +26,10 @@ import Synchronization
 /// ## Concurrency
 ///
 /// The store is `Sendable`. Its state sits behind one lock that ``withExclusiveAccess(_:)`` may
-/// hold across several reads and writes. Runs execute on the global concurrent executor, not on an
-/// actor, so a fetch costs no actor hop.
+/// hold across several reads and writes. The operation runs on an actor of the store's own, which
+/// it receives as `isolation`, so that runs of an operation that is not `Sendable` never overlap
+/// except at suspension points, as the compiler's checks assume. The actor serialises only the
+/// operation's own code: the store's bookkeeping takes its lock, never the actor.
 @dynamicMemberLookup
 public final class OperationStore<State: OperationState & Sendable>: OperationPathable, Sendable {
   /// The path of the operation this store runs.
@@ -64,7 +64,7 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     var context = initialContext
     operation.setup(context: &context)
     self.path = operation.path
-    self.operation = TypedRunBox(operation)
+    self.operation = IsolatedRunBox(operation)
     self.lock = RecursiveLock(Storage(state: initialState, context: context))
     self.attachControllers(context: context, initialState: initialState)
   }
@@ -189,25 +189,33 @@ extension OperationStore {
   }
 
   /// Whether the value is stale; with no stale condition in the context, always `true`.
+  ///
+  /// The stale predicates run after the store's lock is released, on a snapshot of the state and
+  /// context (unless the caller holds the lock through ``withExclusiveAccess(_:)``).
   public var isStale: Bool {
-    self.lock.withLock { Self.isStale($0) }
+    let (state, context) = self.lock.withLock { ($0.state, $0.context) }
+    return Self.isStale(state, in: context)
   }
 
   /// Whether the store may run the operation by itself, per the context's
   /// ``OperationContext/automaticRunningSpecification``.
+  ///
+  /// The specification runs after the store's lock is released, on a snapshot of the context.
   public var isAutomaticRunningEnabled: Bool {
-    self.lock.withLock { Self.isAutomaticRunningEnabled($0) }
+    Self.isAutomaticRunningEnabled(in: self.context)
   }
 
-  private static func isStale(_ storage: Storage) -> Bool {
-    storage.context.staleWhenRevalidateCondition.evaluate(
-      state: storage.state,
-      in: storage.context
-    )
+  /// The type of operation the store runs, modifiers included.
+  package var operationType: any Any.Type {
+    self.operation.operationType
   }
 
-  private static func isAutomaticRunningEnabled(_ storage: Storage) -> Bool {
-    storage.context.automaticRunningSpecification.isSatisfied(in: storage.context)
+  private static func isStale(_ state: State, in context: OperationContext) -> Bool {
+    context.staleWhenRevalidateCondition.evaluate(state: state, in: context)
+  }
+
+  private static func isAutomaticRunningEnabled(in context: OperationContext) -> Bool {
+    context.automaticRunningSpecification.isSatisfied(in: context)
   }
 }
 
@@ -325,34 +333,31 @@ extension OperationStore {
       guard Self.hasReceivers(storage, runHandler: handler) else { return }
       self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
     }
-    let returned = ReturnFlag()
+    let run = RunRecord()
     let continuation = OperationContinuation<State.OperationValue, State.Failure> {
       result,
       yieldContext in
-      guard !returned.hasReturned else {
-        reportWarning(.queryYieldedAfterReturning(result))
-        return
-      }
       self.receive(
         result,
         context: yieldContext ?? context,
         for: task,
+        run: run,
         herdID: herdID,
         handler: handler
       )
     }
     let result: Result<State.OperationValue, State.Failure>
     do throws(State.Failure) {
-      result = .success(
-        try await self.operation.run(isolation: nil, in: context, with: continuation)
-      )
+      result = .success(try await self.operation.run(in: context, with: continuation))
     } catch {
       result = .failure(error)
     }
-    returned.markReturned()
     var finalContext = context
     finalContext.operationResultUpdateReason = .returnedFinalResult
     self.lock.withLock { storage in
+      // NB: Marked under the lock that yields take, so that a yield either lands before the
+      // final result or is ignored; it can never overwrite the final result.
+      run.hasReturned = true
       if Self.hasReceivers(storage, runHandler: handler) {
         self.notify(storage, runHandler: handler) { [finalContext] in
           $0.onResultReceived?(result, finalContext)
@@ -374,6 +379,7 @@ extension OperationStore {
     _ result: sending Result<State.OperationValue, State.Failure>,
     context: OperationContext,
     for task: OperationTask<State.OperationValue, State.Failure>,
+    run: RunRecord,
     herdID: Int,
     handler: OperationEventHandler<State>?
   ) {
@@ -381,6 +387,10 @@ extension OperationStore {
     context.operationResultUpdateReason = .yieldedResult
     let result = result
     self.lock.withLock { storage in
+      guard !run.hasReturned else {
+        self.lock.enqueue { reportWarning(.queryYieldedAfterReturning(result)) }
+        return
+      }
       if Self.hasReceivers(storage, runHandler: handler) {
         self.notify(storage, runHandler: handler) { [context] in
           $0.onResultReceived?(result, context)
@@ -412,27 +422,35 @@ extension OperationStore {
   /// - Parameter handler: The callbacks.
   /// - Returns: A subscription that ends when cancelled or released.
   public func subscribe(with handler: OperationEventHandler<State>) -> OperationSubscription {
-    let (id, automaticRun) = self.lock.withLock { storage in
+    let (id, snapshot) = self.lock.withLock { storage in
       let state = storage.state
       let context = storage.context
       self.lock.enqueue { handler.onStateChanged?(state, context) }
       let id = storage.subscribers.add(handler)
-      var automaticRun: OperationTask<State.OperationValue, State.Failure>?
-      if storage.subscribers.count == 1 && Self.isAutomaticRunningEnabled(storage)
-        && Self.isStale(storage)
-      {
-        automaticRun = self.makeTask(
+      return (id, storage.subscribers.count == 1 ? (state, context) : nil)
+    }
+    // NB: The run specification and the stale predicates are the user's code, so they run on
+    // the snapshot after the lock is released. The run starts only if the subscriber is still
+    // there and no other automatic run started meanwhile.
+    if let (state, context) = snapshot, Self.isAutomaticRunningEnabled(in: context),
+      Self.isStale(state, in: context)
+    {
+      let automaticRun = self.lock.withLock { storage in
+        guard storage.automaticRunTask == nil, storage.subscribers.contains(id: id) else {
+          return nil as OperationTask<State.OperationValue, State.Failure>?
+        }
+        let task = self.makeTask(
           in: &storage,
           context: nil,
           handler: nil,
           name: "Task",
           overridesName: false
         )
-        storage.automaticRunTask = automaticRun
+        storage.automaticRunTask = task
+        return task
       }
-      return (id, automaticRun)
+      automaticRun?.start()
     }
-    automaticRun?.start()
     return OperationSubscription { [weak self] in
       self?.unsubscribe(id: id)
     }
@@ -564,53 +582,80 @@ private struct RunEventHandler: Sendable {
 ///
 /// The operation lives in a subclass typed by it, inline, rather than in an existential box:
 /// that saves every store an allocation.
-// NB: `@unchecked Sendable` is safe because this class has no state; the subclass holds the
-// operation, see `TypedRunBox`.
+// NB: `@unchecked Sendable` is safe because this class has no state; the subclasses hold the
+// operation and say why sharing them is safe.
 private class RunBox<State: OperationState & Sendable>: @unchecked Sendable {
+  /// The type of the operation, modifiers included.
+  var operationType: any Any.Type {
+    // NB: Unreachable: stores only make the subclasses, which override this property.
+    fatalError("RunBox subclasses override operationType")
+  }
+
   func run(
-    isolation: isolated (any Actor)?,
     in context: OperationContext,
     with continuation: OperationContinuation<State.OperationValue, State.Failure>
   ) async throws(State.Failure) -> State.OperationValue {
-    // NB: Unreachable: stores only make `TypedRunBox`es, which override this method.
-    fatalError("TypedRunBox overrides run(isolation:in:with:)")
+    // NB: Unreachable: stores only make the subclasses, which override this method.
+    fatalError("RunBox subclasses override run(in:with:)")
   }
 }
 
-// NB: `@unchecked Sendable` is safe because the box's only state is the operation, a constant that
-// runs read without mutating (see the note on `operation`).
-private final class TypedRunBox<Operation: StatefulOperationRequest>: RunBox<Operation.State>,
+/// Runs the operation on an actor of the store's own, so that runs of an operation that is not
+/// `Sendable` never overlap except at suspension points.
+///
+/// Swift cannot tell at run time whether a type is `Sendable`, and a store is made in generic
+/// code that does not know it either, so every store isolates its operation, as swift-operation
+/// 0.5 does. The hop costs little: a run's task finds the actor idle and takes it on its own
+/// thread.
+// NB: `@unchecked Sendable` is safe because the operation, the box's only mutable-by-reference
+// state, is touched only by `run(on:in:with:)`, which is isolated to `actor`: the actor
+// serialises every run of the operation, as it would if the operation were one of its own
+// properties.
+private final class IsolatedRunBox<Operation: StatefulOperationRequest>: RunBox<Operation.State>,
   @unchecked Sendable
 where Operation.State: Sendable {
-  // NB: The operation arrives as a `sending` value that only this box holds, and running it reads
-  // it without mutating it. Operations that keep mutable state of their own must make that state
-  // safe to use from concurrent runs (every built-in request and modifier does).
+  private let actor = OperationStoreActor()
+
+  // NB: Read only in `run(on:in:with:)`, on `actor`, for the reason above. The operation arrived
+  // as a `sending` value, so nothing outside the box refers to it.
   private nonisolated(unsafe) let operation: Operation
 
   init(_ operation: sending Operation) {
     self.operation = operation
   }
 
+  override var operationType: any Any.Type {
+    Operation.self
+  }
+
   override func run(
-    isolation: isolated (any Actor)?,
     in context: OperationContext,
     with continuation: OperationContinuation<
       Operation.State.OperationValue, Operation.State.Failure
     >
   ) async throws(Operation.State.Failure) -> Operation.State.OperationValue {
-    try await self.operation.run(isolation: isolation, in: context, with: continuation)
+    try await self.run(on: self.actor, in: context, with: continuation)
+  }
+
+  private func run(
+    on actor: isolated OperationStoreActor,
+    in context: OperationContext,
+    with continuation: OperationContinuation<
+      Operation.State.OperationValue, Operation.State.Failure
+    >
+  ) async throws(Operation.State.Failure) -> Operation.State.OperationValue {
+    try await self.operation.run(isolation: actor, in: context, with: continuation)
   }
 }
 
+/// The actor on which a store runs its operation; the operation receives it as `isolation`.
+private actor OperationStoreActor {}
+
 /// Whether a run has returned, so that later yields are ignored.
-private final class ReturnFlag: Sendable {
-  private let value = Atomic(false)
-
-  var hasReturned: Bool {
-    self.value.load(ordering: .acquiring)
-  }
-
-  func markReturned() {
-    self.value.store(true, ordering: .releasing)
-  }
+///
+/// Read and written only under the store's lock.
+// NB: `@unchecked Sendable` is safe because `hasReturned` is read and written only while the
+// store's lock is held (in `execute` and `receive`), which orders every access.
+private final class RunRecord: @unchecked Sendable {
+  var hasReturned = false
 }
