@@ -67,12 +67,6 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
     self.storage.release()
   }
 
-  /// Whether the current thread holds at least one `RecursiveLock`, for tests of the rule that no
-  /// user code runs under a library lock.
-  package static var isAnyHeldByCurrentThread: Bool {
-    LockedThread.current.depth > 0
-  }
-
   private final class Storage: ManagedBuffer<RecursiveLockHeader, Value>, DeferredEffects {
     static func make(_ value: Value) -> Storage {
       let buffer = Storage.create(minimumCapacity: 1) { _ in RecursiveLockHeader() }
@@ -182,6 +176,15 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
         }
       }
     }
+  }
+}
+
+/// What the current thread holds of the library's reentrant locks.
+package enum LibraryLocks {
+  /// Whether the current thread holds at least one `RecursiveLock` (a store's or a client's), for
+  /// tests of the rule that no user code runs under a library lock.
+  package static var areHeldByCurrentThread: Bool {
+    LockedThread.current.depth > 0
   }
 }
 

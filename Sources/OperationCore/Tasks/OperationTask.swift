@@ -134,6 +134,10 @@ extension OperationTask {
   public var isFinished: Bool {
     self.core.phase == .finished
   }
+  /// The number of tasks this task is scheduled after, for tests of scheduling.
+  package var dependencyCount: Int {
+    self.core.dependencyCount
+  }
 
   /// Whether the task was cancelled before it finished.
   public var isCancelled: Bool {
@@ -383,20 +387,32 @@ private final class OperationTaskCore: Sendable {
   ) {
     dependency.state.withLock { $0.info = info }
     self.state.withLock { $0.info = ownInfo }
-    if let cycle = dependency.chain(to: self) {
+    // NB: The cycle check and the new edge happen under one lock that every scheduling takes, so
+    // that `a.schedule(after: b)` and `b.schedule(after: a)` on two threads cannot both pass the
+    // check and deadlock each other. Tasks' own locks are taken inside it, never the reverse.
+    let cycle = schedulingLock.withLock { _ -> [OperationTaskInfo]? in
+      if let cycle = dependency.chain(to: self) {
+        return cycle
+      }
+      self.state.withLock { state in
+        guard state.task == nil, state.result == nil else { return }
+        guard !state.dependencies.contains(where: { $0.core === dependency }) else { return }
+        state.dependencies.append(Dependency(core: dependency, run: run))
+      }
+      return nil
+    }
+    if let cycle {
       #if DEBUG
         reportWarning(.operationTaskCircularScheduling(info: [ownInfo] + cycle))
       #endif
-      return
-    }
-    self.state.withLock { state in
-      guard state.task == nil, state.result == nil else { return }
-      guard !state.dependencies.contains(where: { $0.core === dependency }) else { return }
-      state.dependencies.append(Dependency(core: dependency, run: run))
     }
   }
 
-  /// The tasks along a chain of dependencies from this task to `target`, if there is one.
+  /// The cores this task waits for before it runs.
+  package var dependencyCount: Int {
+    self.state.withLock { $0.dependencies.count }
+  }
+
   private func chain(to target: OperationTaskCore) -> [OperationTaskInfo]? {
     var visited = Set<ObjectIdentifier>()
     func search(_ core: OperationTaskCore) -> [OperationTaskCore]? {
@@ -413,3 +429,6 @@ private final class OperationTaskCore: Sendable {
     return search(self)?.compactMap { core in core.state.withLock { $0.info } }
   }
 }
+
+/// Orders every `schedule(after:)`, so that its cycle check and the edge it adds are one step.
+private let schedulingLock = Lock(())

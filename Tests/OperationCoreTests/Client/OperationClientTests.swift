@@ -315,17 +315,62 @@ import Testing
     #expect(seen.withLock { $0 } == 1)
     subscription.cancel()
   }
+
+  @Test func `A Store That Joins Through With Stores Is Found By Its Operation`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let joined = OperationStore.detached(
+      query: PathQuery(value: 1, path: ["joined"]),
+      initialValue: nil
+    )
+    client.withStores(matching: []) { stores, _ in
+      stores.update(OpaqueOperationStore(erasing: joined))
+    }
+    #expect(client.store(for: PathQuery(value: 1, path: ["joined"])) === joined)
+    #expect(client.store(for: PathQuery(value: 2, path: ["joined"])) === joined)
+  }
+
+  @Test func `A Store Made By Create Store Is Found By The Requested Operation`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let made = client.withStores(matching: []) { stores, createStore in
+      let store = createStore(for: PathQuery(value: 1, path: ["made"]))
+      stores.update(OpaqueOperationStore(erasing: store))
+      return store
+    }
+    #expect(client.store(for: PathQuery(value: 1, path: ["made"])) === made)
+  }
+
+  @Test func `Store Creators Run With No Library Lock Held`() {
+    let creator = PlainStoreCreator()
+    let client = OperationClient(storeCreator: creator)
+    _ = client.store(for: PathQuery(value: 1, path: ["unlocked"]))
+    _ = client.store(for: PathQuery(value: 1, path: ["unlocked", 2]))
+    #expect(creator.lockHeld.withLock { $0 } == [false, false])
+  }
+
+  @Test func `A Duplicate Path Warning Points At The Caller`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    _ = client.store(for: PathQuery(value: 1, path: ["located"]))
+    let line = #line + 2
+    withKnownIssue {
+      _ = client.store(for: OtherPathQuery(path: ["located"]))
+    } matching: { issue in
+      issue.sourceLocation?.fileID == #fileID && issue.sourceLocation?.line == line
+    }
+  }
 }
 
 /// Creates plain detached-style stores and records the paths it was asked for.
 private final class PlainStoreCreator: OperationClient.StoreCreator, Sendable {
   let created = Lock([OperationPath]())
+  let lockHeld = Lock([Bool]())
 
   func store<Operation: StatefulOperationRequest>(
     for operation: sending Operation,
     in context: OperationContext,
     with initialState: Operation.State
   ) -> OperationStore<Operation.State> {
+    let isHeld = LibraryLocks.areHeldByCurrentThread
+    self.lockHeld.withLock { $0.append(isHeld) }
     self.created.withLock { $0.append(operation.path) }
     return .detached(operation: operation, initialState: initialState, initialContext: context)
   }

@@ -535,8 +535,120 @@ import Testing
     #expect(recorder.states.map(\.currentValue) == [1, 2, 3])
     subscription.cancel()
   }
+
+  @Test func `Changing Another Store Inside Exclusive Access Delivers Its Events After The Lock`() {
+    let outer = OperationStore.detached(query: TestQuery(), initialValue: 1)
+    let inner = OperationStore.detached(query: TestQuery(), initialValue: 1)
+    let log = ValueRecorder<String>()
+    let subscription = inner.subscribe(
+      with: QueryEventHandler { state, _ in
+        log.record(
+          "inner \(state.currentValue ?? 0), locked: \(LibraryLocks.areHeldByCurrentThread)"
+        )
+      }
+    )
+    outer.withExclusiveAccess { _ in
+      inner.currentValue = 2
+      log.record("outer body ends")
+    }
+    #expect(
+      log.values == ["inner 1, locked: false", "outer body ends", "inner 2, locked: false"]
+    )
+    subscription.cancel()
+  }
+
+  // MARK: - User code outside locks
+
+  @Test func `Stale Predicates And Run Specifications Run With No Library Lock Held`() {
+    let checks = ValueRecorder<Bool>()
+    let store = OperationStore.detached(
+      query: TestQuery()
+        .staleWhen { _, _ in
+          checks.record(LibraryLocks.areHeldByCurrentThread)
+          return false
+        }
+        .enableAutomaticRunning(onlyWhen: LockCheckingRunSpecification(checks: checks)),
+      initialValue: nil
+    )
+    #expect(!store.isStale)
+    #expect(store.isAutomaticRunningEnabled)
+    let subscription = store.subscribe(with: QueryEventHandler())
+    #expect(checks.values.count >= 4)
+    #expect(checks.values.allSatisfy { !$0 })
+    subscription.cancel()
+  }
+
+  // MARK: - Isolation
+
+  @Test func `Runs Of A Non Sendable Operation Get The Store's Own Actor As Isolation`() async {
+    let isolations = ValueRecorder<ObjectIdentifier?>()
+    let store = OperationStore.detached(
+      query: NonSendableCountingQuery(isolations: isolations),
+      initialValue: nil
+    )
+    let other = OperationStore.detached(
+      query: NonSendableCountingQuery(isolations: isolations),
+      initialValue: nil
+    )
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<20 {
+        group.addTask { _ = try? await store.fetch() }
+      }
+    }
+    let storeIsolations = isolations.values
+    _ = try? await other.fetch()
+    #expect(storeIsolations.count == 20)
+    #expect(storeIsolations.allSatisfy { $0 != nil && $0 == storeIsolations.first })
+    #expect(isolations.values.last != nil)
+    #expect(isolations.values.last != storeIsolations.first)
+    #expect(store.currentValue.map { (1...20).contains($0) } == true)
+  }
 }
 
 private enum StoreTestLocals {
   @TaskLocal static var value = 0
+}
+
+/// A query with mutable state that is not `Sendable`, which it changes on every run: only the
+/// store's isolation makes concurrent runs safe.
+private struct NonSendableCountingQuery: QueryRequest {
+  final class Counter {
+    var count = 0
+  }
+
+  let counter = Counter()
+  let isolations: ValueRecorder<ObjectIdentifier?>
+
+  var path: OperationPath {
+    ["non-sendable-counting", ObjectIdentifier(self.counter)]
+  }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, any Error>
+  ) async throws -> Int {
+    isolation?.preconditionIsolated()
+    self.isolations.record(isolation.map { ObjectIdentifier($0) })
+    self.counter.count += 1
+    return self.counter.count
+  }
+}
+
+/// A run specification that is always satisfied and records whether a library lock was held
+/// while it was asked.
+private struct LockCheckingRunSpecification: OperationRunSpecification, Sendable {
+  let checks: ValueRecorder<Bool>
+
+  func isSatisfied(in context: OperationContext) -> Bool {
+    self.checks.record(LibraryLocks.areHeldByCurrentThread)
+    return true
+  }
+
+  func subscribe(
+    in context: OperationContext,
+    onChange: @escaping @Sendable () -> Void
+  ) -> OperationSubscription {
+    .empty
+  }
 }

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Instructions per call of the hot paths, counted by callgrind: repeatable on a loaded machine,
+# where times are not. Run from Benchmarks/ after `swift build -c release --product OperationProfile`.
+#
+#   Scripts/instructions-per-call.sh [scenario ...]    # default: fetch fetch-defaults mutate
+#
+# For each scenario it counts a run of 1,000 and of 3,000 calls and prints
+# (count at 3,000 − count at 1,000) / 2,000.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+profile=.build/release/OperationProfile
+scenarios=("$@")
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(fetch fetch-defaults mutate)
+out=$(mktemp -d)
+count() {
+  valgrind --tool=callgrind --callgrind-out-file="$out/$1-$2.out" "$profile" "$1" "$2" >/dev/null 2>&1
+  callgrind_annotate "$out/$1-$2.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
+}
+for scenario in "${scenarios[@]}"; do
+  low=$(count "$scenario" 1000)
+  high=$(count "$scenario" 3000)
+  echo "$scenario $(( (high - low) / 2000 ))"
+done
+rm -rf "$out"
