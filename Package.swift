@@ -59,6 +59,10 @@ let package = Package(
     // they add nothing to fetch or build.
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    // TESTS ONLY: generated event sequences (with shrinking to a smallest failing one) for the
+    // synchronous tests of the deduplication state machine, through Swift Testing. Only the
+    // OperationCoreTests target links it.
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
   ],
   targets: [
     .target(
@@ -111,6 +115,8 @@ let package = Package(
         // NB: Lets `reportIssue` record warnings as Swift Testing issues, which `withKnownIssue`
         // matches; without it they are only printed.
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        // NB: Generated event sequences for the deduplication state machine's tests.
+        .product(name: "PropertyBased", package: "swift-property-based"),
         // NB: The logging tests build a `Logger` with a capturing handler.
         .product(
           name: "Logging",

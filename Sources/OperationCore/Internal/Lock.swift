@@ -72,3 +72,21 @@ package struct Lock<Value>: @unchecked Sendable {
     }
   }
 }
+
+// MARK: - Probing
+
+extension Lock {
+  /// Whether some thread, this one included, holds the lock now.
+  ///
+  /// For tests that check that code runs with no lock held; the answer may be stale as soon as
+  /// it is returned when other threads use the lock.
+  package var isLocked: Bool {
+    self.storage.withUnsafeMutablePointerToElements { mutex in
+      // NB: `trylock` fails on a mutex that any thread holds, the calling one included, and
+      // does not wait.
+      guard pthread_mutex_trylock(mutex) == 0 else { return true }
+      pthread_mutex_unlock(mutex)
+      return false
+    }
+  }
+}

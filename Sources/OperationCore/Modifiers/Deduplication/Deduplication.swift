@@ -21,6 +21,8 @@ extension OperationRequest where Value: Sendable {
 
   /// Makes concurrent runs that a predicate calls duplicates share one run of the operation.
   ///
+  /// The predicate is called with no lock of the library held, so it may read the store.
+  ///
   /// - Parameter isDuplicate: Whether a run with the second context may share the in-flight run
   ///   with the first context.
   /// - Returns: The modified operation.
@@ -66,52 +68,37 @@ where Operation.Value: Sendable {
       return try await operation.run(isolation: isolation, in: context, with: continuation)
     }
     var context = context
-    // NB: Read once, before joining: the predicate runs under the storage's lock, and the paging
-    // request of a run in flight does not change until it finishes. Most runs have none, and
-    // writing `nil` over nothing would copy the context for no change.
+    // NB: Read once, before joining: the paging request of a run in flight does not change until
+    // it finishes. Most runs have none, and writing `nil` over nothing would copy the context for
+    // no change.
     let pagingRequest = context.runningPagingRequest
     if pagingRequest != nil || context.deduplicationPagingRequest != nil {
       context.deduplicationPagingRequest = pagingRequest
     }
-    let sharedRun = SharedRun(operation: operation, context: context, continuation: continuation)
     return try await storage.wait(
+      isolation: isolation,
       context: context,
-      isDuplicate: self.isDuplicate,
-      work: sharedRun.work
-    )
-    .get()
-  }
-}
-
-/// The one run of an operation that a deduplication group shares among its waiters.
-private struct SharedRun<Operation: OperationRequest>: @unchecked Sendable {
-  // NB: The operation value is moved here by the first waiter of a group and is run once, by
-  // the group's task; no other reference to it is used after the move.
-  let operation: Operation
-  let context: OperationContext
-  let continuation: OperationContinuation<Operation.Value, Operation.Failure>
-
-  /// The run as a `Sendable` closure that captures no metatype of `Operation`.
-  var work: @Sendable () async -> Result<Operation.Value, Operation.Failure> {
-    let run: () async -> Result<Operation.Value, Operation.Failure> = { await self.run() }
-    // NB: `run` is a fresh closure that only the returned closure references, and stores call
-    // an operation's conformance from their own tasks everywhere (isolated conformances of
-    // `OperationRequest` are not supported), so moving it to the group's task is safe.
-    let transfer = UnsafeTransfer(value: run)
-    return { await transfer.value() }
-  }
-
-  private func run() async -> Result<Operation.Value, Operation.Failure> {
-    do throws(Operation.Failure) {
-      let value = try await self.operation.run(
-        isolation: nil,
-        in: self.context,
-        with: self.continuation
-      )
-      return .success(value)
-    } catch {
-      return .failure(error)
+      isDuplicate: self.isDuplicate
+    ) { [context] finish in
+      // NB: The shared run is a task of its own, so that a caller that stops waiting does not
+      // cancel it. It is created with the starting caller's task configuration (name, priority,
+      // executor), and it is isolated to `isolation`, as the caller is (a task closure that uses
+      // the isolated parameter inherits it): it runs the operation there, so an operation that is
+      // not `Sendable` never leaves its actor, and the compiler checks that nothing else crosses.
+      Task(configuration: context.operationTaskConfiguration) {
+        do throws(Operation.Failure) {
+          let value = try await operation.run(
+            isolation: isolation,
+            in: context,
+            with: continuation
+          )
+          finish(.success(value))
+        } catch {
+          finish(.failure(error))
+        }
+      }
     }
+    .get()
   }
 }
 
@@ -121,13 +108,13 @@ extension OperationContext {
   /// The record of runs in flight of each deduplication modifier of the store, by modifier.
   ///
   /// A store has one or two of these, so a small array costs less than a dictionary.
-  fileprivate var deduplicationStorages: [(identity: Int, storage: any Sendable)] {
+  var deduplicationStorages: [(identity: Int, storage: any DeduplicationRecord)] {
     get { self[DeduplicationStoragesKey.self] }
     set { self[DeduplicationStoragesKey.self] = newValue }
   }
 
   private enum DeduplicationStoragesKey: Key {
-    static let defaultValue = [(identity: Int, storage: any Sendable)]()
+    static let defaultValue = [(identity: Int, storage: any DeduplicationRecord)]()
   }
 
   /// The paging request of a run in a paginated store, read when the run joins; `nil` for other

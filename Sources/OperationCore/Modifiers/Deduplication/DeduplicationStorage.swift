@@ -3,75 +3,86 @@ import Synchronization
 /// The runs in flight of one deduplicated operation in one store, and the callers waiting for
 /// them.
 ///
-/// A caller joins a run in flight that `isDuplicate` accepts, or starts a new one, and waits for
-/// its result. Joining and registering the caller happen under one lock, so that a run's result
-/// reaches every caller that joined it, exactly once.
+/// A thin shell around a ``DeduplicationStateMachine``: each event takes the lock, lets the
+/// machine decide, and performs the machine's action after the lock is released. The caller's
+/// predicate runs with no lock held: the caller looks at one candidate run at a time under the
+/// lock, calls the predicate outside it, and joins its choice under the lock only if that run is
+/// still joinable (the machine tells it to look again when runs started meanwhile).
 ///
 /// It is a value whose copies share one lock, so that every store pays for one allocation.
 struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
   typealias Waiter = UnsafeContinuation<Result<Value, Failure>, Never>
+  typealias StateMachine = DeduplicationStateMachine<OperationContext, Waiter, Task<Void, Never>>
 
   /// Whether a cancelled caller stops waiting, which it does when `Failure` can hold
   /// `CancellationError`.
   private let stopsWaitingOnCancellation: Bool
 
-  /// The result of a cancelled caller, when `Failure` can hold `CancellationError`.
-  private var cancellation: Result<Value, Failure>? {
-    (CancellationError() as? Failure).map { .failure($0) }
-  }
-
-  private let state = Lock(State())
-
-  private struct State {
-    var runs = [SharedRunState]()
-    var nextRunID = 0
-  }
-
-  /// One run in flight, the context it started with, and its waiting callers.
-  private struct SharedRunState {
-    let id: Int
-    let context: OperationContext
-    var task: Task<Void, Never>?
-    var waiters: [(id: Int, continuation: Waiter)]
-  }
+  private let state: Lock<StateMachine>
 
   init() {
     // NB: Every store of a client makes one of these, so the common `any Error` is recognized
     // without a dynamic cast.
-    self.stopsWaitingOnCancellation =
+    let stopsWaitingOnCancellation =
       Failure.self == (any Error).self || CancellationError() is Failure
+    self.stopsWaitingOnCancellation = stopsWaitingOnCancellation
+    self.state = Lock(StateMachine(stopsWaitingOnCancellation: stopsWaitingOnCancellation))
   }
 
-  /// Joins a run in flight that `isDuplicate` accepts, or starts one with `work`, and waits for
-  /// its result.
+  /// The result of a cancelled caller; only asked for when `Failure` can hold
+  /// `CancellationError`.
+  private var cancellation: Result<Value, Failure> {
+    guard let error = CancellationError() as? Failure else {
+      preconditionFailure("A caller stopped waiting though \(Failure.self) cannot be cancelled.")
+    }
+    return .failure(error)
+  }
+
+  /// Joins a run in flight that `isDuplicate` accepts, or starts one with `startRun`, and waits
+  /// for its result.
   ///
   /// A caller that is cancelled stops waiting and gets a `CancellationError` when `Failure` can
   /// hold one; the run is cancelled once no caller waits for it. With a typed `Failure` that
   /// cannot hold `CancellationError`, a cancelled caller keeps waiting for the result.
+  ///
+  /// - Parameters:
+  ///   - isolation: The actor of the caller, on which `startRun` is called.
+  ///   - context: The caller's context.
+  ///   - isDuplicate: Whether the caller may join a run that started with the first context; it
+  ///     is called with no lock held.
+  ///   - startRun: Creates the task of a new run, which passes its result to `finish`.
+  /// - Returns: The result of the run that the caller joined or started.
   func wait(
+    isolation: isolated (any Actor)?,
     context: OperationContext,
-    isDuplicate: @escaping @Sendable (OperationContext, OperationContext) -> Bool,
-    work: @escaping @Sendable () async -> Result<Value, Failure>
+    isDuplicate: (OperationContext, OperationContext) -> Bool,
+    startRun: (_ finish: @escaping @Sendable (Result<Value, Failure>) -> Void) -> Task<Void, Never>
   ) async -> Result<Value, Failure> {
     let waiter = nextDeduplicationWaiter.add(1, ordering: .relaxed).newValue
     guard self.stopsWaitingOnCancellation else {
       return await withUnsafeContinuation { continuation in
-        self.join(waiter, continuation, context: context, isDuplicate: isDuplicate, work: work)
+        self.join(
+          waiter,
+          continuation,
+          context: context,
+          isDuplicate: isDuplicate,
+          startRun: startRun
+        )
       }
     }
     return await withTaskCancellationHandler {
       await withUnsafeContinuation { continuation in
-        self.join(waiter, continuation, context: context, isDuplicate: isDuplicate, work: work)
+        self.join(
+          waiter,
+          continuation,
+          context: context,
+          isDuplicate: isDuplicate,
+          startRun: startRun
+        )
       }
     } onCancel: {
       self.cancel(waiter)
     }
-  }
-
-  private enum JoinOutcome {
-    case joined
-    case started(runID: Int)
-    case cancelled(Result<Value, Failure>)
   }
 
   private func join(
@@ -79,84 +90,86 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
     _ continuation: Waiter,
     context: OperationContext,
     isDuplicate: (OperationContext, OperationContext) -> Bool,
-    work: @escaping @Sendable () async -> Result<Value, Failure>
+    startRun: (_ finish: @escaping @Sendable (Result<Value, Failure>) -> Void) -> Task<Void, Never>
   ) {
-    let outcome = self.state.withLock { state -> JoinOutcome in
-      // NB: A caller cancelled before it joins has had its cancellation handler run already,
-      // which found nothing to remove; it is answered here instead. The check is under the lock,
-      // so a cancellation after it finds the caller registered.
-      if self.stopsWaitingOnCancellation, Task.isCancelled, let cancellation = self.cancellation {
-        return .cancelled(cancellation)
+    var horizon = 0
+    while true {
+      var choice: Int?
+      while let candidate = self.state.withLock({ $0.candidate(from: horizon) }) {
+        horizon = candidate.id + 1
+        if isDuplicate(candidate.context, context) {
+          choice = candidate.id
+          break
+        }
       }
-      if let index = state.runs.firstIndex(where: { isDuplicate($0.context, context) }) {
-        state.runs[index].waiters.append((waiter, continuation))
-        return .joined
+      let action = self.state.withLock { [horizon] state in
+        state.join(
+          waiter,
+          continuation,
+          context: context,
+          choosing: choice,
+          consideredBefore: horizon,
+          isCancelled: Task.isCancelled
+        )
       }
-      let runID = state.nextRunID
-      state.nextRunID += 1
-      state.runs.append(
-        SharedRunState(id: runID, context: context, waiters: [(waiter, continuation)])
-      )
-      return .started(runID: runID)
-    }
-    switch outcome {
-    case .joined:
-      break
-    case .cancelled(let cancellation):
-      continuation.resume(returning: cancellation)
-    case .started(let runID):
-      self.start(runID, work: work)
-    }
-    context.deduplicationJoinObserver?()
-  }
-
-  private func start(_ runID: Int, work: @escaping @Sendable () async -> Result<Value, Failure>) {
-    let task = Task {
-      let result = await work()
-      self.finish(runID, with: result)
-    }
-    let cancelNow = self.state.withLock { state in
-      // NB: A run that is gone has finished already, or lost its last caller before its task
-      // existed (see `cancel`); cancelling a finished task does nothing.
-      guard let index = state.runs.firstIndex(where: { $0.id == runID }) else { return true }
-      state.runs[index].task = task
-      return state.runs[index].waiters.isEmpty
-    }
-    if cancelNow {
-      task.cancel()
+      switch action {
+      case .wait:
+        context.deduplicationJoinObserver?(.joined)
+      case .startRun(let run):
+        self.start(run, startRun: startRun)
+        context.deduplicationJoinObserver?(.started)
+      case .resumeCancelled(let continuation):
+        continuation.resume(returning: self.cancellation)
+        context.deduplicationJoinObserver?(.cancelledBeforeJoining)
+      case .reconsider(let from):
+        horizon = from
+        continue
+      }
+      return
     }
   }
 
-  private func finish(_ runID: Int, with result: Result<Value, Failure>) {
-    let waiters = self.state.withLock { state -> [(id: Int, continuation: Waiter)] in
-      guard let index = state.runs.firstIndex(where: { $0.id == runID }) else { return [] }
-      return state.runs.remove(at: index).waiters
+  private func start(
+    _ run: Int,
+    startRun: (_ finish: @escaping @Sendable (Result<Value, Failure>) -> Void) -> Task<Void, Never>
+  ) {
+    let task = startRun { result in self.finish(run, with: result) }
+    let action = self.state.withLock { $0.taskCreated(task, for: run) }
+    switch action {
+    case .none: break
+    case .cancel(let task): task.cancel()
     }
+  }
+
+  private func finish(_ run: Int, with result: Result<Value, Failure>) {
+    let waiters = self.state.withLock { $0.finish(run) }
     for waiter in waiters {
-      waiter.continuation.resume(returning: result)
+      waiter.resume(returning: result)
     }
   }
 
   private func cancel(_ waiter: Int) {
-    guard self.stopsWaitingOnCancellation, let cancellation = self.cancellation else { return }
-    let (continuation, task) = self.state.withLock { state -> (Waiter?, Task<Void, Never>?) in
-      for runIndex in state.runs.indices {
-        guard
-          let index = state.runs[runIndex].waiters.firstIndex(where: { $0.id == waiter })
-        else { continue }
-        let continuation = state.runs[runIndex].waiters.remove(at: index).continuation
-        guard state.runs[runIndex].waiters.isEmpty else { return (continuation, nil) }
-        // NB: The run lost its last caller, so it is cancelled, and it leaves the runs that
-        // callers can join: a caller that comes later starts a run of its own instead of
-        // joining one that ends in `CancellationError`.
-        return (continuation, state.runs.remove(at: runIndex).task)
-      }
-      // NB: The caller has its result already, or has not joined yet (see `join`).
-      return (nil, nil)
+    let action = self.state.withLock { $0.cancel(waiter) }
+    switch action {
+    case .none:
+      break
+    case .resumeCancelled(let continuation):
+      continuation.resume(returning: self.cancellation)
+    case .resumeCancelledAndCancelRun(let continuation, let task):
+      continuation.resume(returning: self.cancellation)
+      task.cancel()
     }
-    continuation?.resume(returning: cancellation)
-    task?.cancel()
   }
+}
+
+extension DeduplicationStorage: DeduplicationRecord {
+  var isLocked: Bool { self.state.isLocked }
+}
+
+/// What the context keeps of each deduplication modifier's storage, whatever its types.
+protocol DeduplicationRecord: Sendable {
+  /// Whether some thread holds the storage's lock now.
+  var isLocked: Bool { get }
 }
 
 /// Identifies the callers waiting for deduplicated runs, across every store.

@@ -8,29 +8,39 @@ import Testing
     let gate = Gate()
     let query = CountingGatedQuery(gate: gate)
     let store = OperationStore.detached(query: query.deduplicated(), initialValue: nil)
+    let joins = JoinRecorder()
+    store.context.deduplicationJoinObserver = joins.record
     let first = store.fetchTask()
     let second = store.fetchTask()
     async let firstValue = first.runIfNeeded()
     async let secondValue = second.runIfNeeded()
-    await query.counter.waitForCalls(1)
+    // NB: Both callers are registered with the shared run before it may finish; opening the gate
+    // earlier would let a late caller start a second run.
+    await joins.wait(for: 2)
     gate.open()
     #expect(try await firstValue == 1)
     #expect(try await secondValue == 1)
     #expect(query.counter.calls == 1)
+    #expect(joins.joins == [.started, .joined])
   }
 
   @Test func `A Cancelled Waiter Stops Waiting While The Shared Run Goes On`() async throws {
     let gate = Gate()
-    let query = CountingGatedQuery(gate: gate)
+    let query = CancellableGatedQuery(gate: gate)
     let store = OperationStore.detached(query: query.deduplicated(), initialValue: nil)
-    let first = store.fetchTask()
-    let second = store.fetchTask()
-    let firstRun = Task { try await first.runIfNeeded() }
-    await query.counter.waitForCalls(1)
-    let secondRun = Task { try await second.runIfNeeded() }
+    let joins = JoinRecorder()
+    store.context.deduplicationJoinObserver = joins.record
+    let firstRun = Task { try await store.fetch() }
+    await joins.wait(for: 1)
+    let secondRun = Task { try await store.fetch() }
+    // NB: The second caller is cancelled only once it waits for the shared run, so this is the
+    // cancellation of a waiter, not of a caller that never joined.
+    await joins.wait(for: 2)
+    #expect(joins.joins == [.started, .joined])
     secondRun.cancel()
     await #expect(throws: CancellationError.self) { try await secondRun.value }
     gate.open()
+    // NB: The query throws `CancellationError` if its task was cancelled.
     #expect(try await firstRun.value == 1)
     #expect(query.counter.calls == 1)
   }
@@ -57,25 +67,104 @@ import Testing
     #expect(try await store.fetch() == 1)
   }
 
+  @Test func `A Caller Cancelled Before It Joins Is Answered By Deduplication`() async throws {
+    let query = CountingGatedQuery(gate: Gate())
+    let joins = JoinRecorder()
+    var context = OperationContext()
+    context.deduplicationJoinObserver = joins.record
+    let runner = OperationRunner(operation: query.deduplicated(), initialContext: context)
+    let cancelled = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await runner.run()
+    }
+    await #expect(throws: CancellationError.self) { try await cancelled.value }
+    #expect(joins.joins == [.cancelledBeforeJoining])
+    #expect(query.counter.calls == 0)
+  }
+
   @Test(.timeLimit(.minutes(1)))
   func `A Caller After The Last One Was Cancelled Starts A New Run`() async throws {
     let gate = Gate()
     let query = CancellableGatedQuery(gate: gate)
     let store = OperationStore.detached(query: query.deduplicated(), initialValue: nil)
-    let joins = AsyncCounter()
-    store.context.deduplicationJoinObserver = { joins.increment() }
+    let joins = JoinRecorder()
+    store.context.deduplicationJoinObserver = joins.record
 
     let cancelled = Task { try await store.fetch() }
-    await query.counter.waitForCalls(1)
+    await joins.wait(for: 1)
     cancelled.cancel()
     await #expect(throws: CancellationError.self) { try await cancelled.value }
 
     let later = Task { try await store.fetch() }
     await joins.wait(for: 2)
+    #expect(joins.joins == [.started, .started])
     gate.open()
 
     #expect(try await later.value == 2)
     #expect(query.counter.calls == 2)
+  }
+
+  @Test func `A Cancelled Caller Keeps Waiting When Its Failure Cannot Hold Cancellation`()
+    async throws
+  {
+    let gate = Gate()
+    let joins = JoinRecorder()
+    var context = OperationContext()
+    context.deduplicationJoinObserver = joins.record
+    let runner = OperationRunner(
+      operation: TypedGatedOperation(gate: gate).deduplicated(),
+      initialContext: context
+    )
+    let first = Task { try await runner.run() }
+    await joins.wait(for: 1)
+    let second = Task { try await runner.run() }
+    await joins.wait(for: 2)
+    second.cancel()
+    first.cancel()
+    gate.open()
+    #expect(try await first.value == 1)
+    #expect(try await second.value == 1)
+  }
+
+  // MARK: - What the shared run keeps
+
+  @Test func `The Duplicate Predicate Runs With No Library Lock Held`() async throws {
+    let gate = Gate()
+    let query = CountingGatedQuery(gate: gate)
+    let locksHeld = ValueRecorder<Bool>()
+    let joins = JoinRecorder()
+    var context = OperationContext()
+    context.deduplicationJoinObserver = joins.record
+    // NB: The predicate could call back into the store (a deduplicated store's own lock is not
+    // reentrant), so it must find the record of runs unlocked.
+    let runner = OperationRunner(
+      operation: query.deduplicated { _, other in
+        locksHeld.record(other.isDeduplicationLocked)
+        return true
+      },
+      initialContext: context
+    )
+    let first = Task { try await runner.run() }
+    await joins.wait(for: 1)
+    let second = Task { try await runner.run() }
+    await joins.wait(for: 2)
+    gate.open()
+    #expect(try await first.value == 1)
+    #expect(try await second.value == 1)
+    #expect(locksHeld.values == [false])
+  }
+
+  @Test func `The Shared Run Is A Task With The Starting Caller's Configuration`() async throws {
+    var context = OperationContext()
+    context.operationTaskConfiguration.name = "Shared Fetch"
+    let runner = OperationRunner(operation: TaskNameQuery().deduplicated(), initialContext: context)
+    #expect(try await runner.run() == "Shared Fetch")
+  }
+
+  @Test func `A Non-Sendable Operation Runs On The Actor It Is Given`() async throws {
+    let actor = RunActor()
+    let runner = OperationRunner(operation: NonSendableQuery(expected: actor).deduplicated())
+    #expect(try await runner.run(isolation: actor) == 1)
   }
 
   // MARK: - Paginated requests
@@ -83,11 +172,11 @@ import Testing
   /// A deduplicated paginated store whose runs count their joins, and its request.
   private func paginatedStore(
     _ values: [Int: String]
-  ) -> (TestPaginated, OperationStore<PaginatedState<Int, String, any Error>>, AsyncCounter) {
+  ) -> (TestPaginated, OperationStore<PaginatedState<Int, String, any Error>>, JoinRecorder) {
     let query = TestPaginated(values)
     let store = OperationStore.detached(query: query.deduplicated())
-    let joins = AsyncCounter()
-    store.context.deduplicationJoinObserver = { joins.increment() }
+    let joins = JoinRecorder()
+    store.context.deduplicationJoinObserver = joins.record
     return (query, store, joins)
   }
 
@@ -188,6 +277,29 @@ import Testing
   }
 }
 
+/// Records how each caller of a deduplicated operation settled, and lets a test wait until a
+/// number of them have.
+private final class JoinRecorder: Sendable {
+  private let counter = AsyncCounter()
+  private let recorded = ValueRecorder<DeduplicationJoin>()
+
+  /// How the callers settled, in order.
+  var joins: [DeduplicationJoin] { self.recorded.values }
+
+  /// The observer to set as `deduplicationJoinObserver`.
+  var record: @Sendable (DeduplicationJoin) -> Void {
+    { join in
+      self.recorded.record(join)
+      self.counter.increment()
+    }
+  }
+
+  /// Suspends until `count` callers have settled.
+  func wait(for count: Int) async {
+    await self.counter.wait(for: count)
+  }
+}
+
 private final class DedupCallCounter: Sendable {
   private let state = Lock((calls: 0, waiters: [(Int, CheckedContinuation<Void, Never>)]()))
 
@@ -254,5 +366,62 @@ private struct CancellableGatedQuery: QueryRequest, Sendable {
     await self.gate.wait()
     try Task.checkCancellation()
     return calls
+  }
+}
+
+/// An operation whose typed failure cannot hold `CancellationError`, which waits for a gate and
+/// counts its runs; it returns -1 when its task was cancelled meanwhile.
+private struct TypedGatedOperation: OperationRequest, Sendable {
+  let gate: Gate
+  let counter = DedupCallCounter()
+
+  func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, TestError>
+  ) async throws(TestError) -> Int {
+    let calls = self.counter.increment()
+    await self.gate.wait()
+    return Task.isCancelled ? -1 : calls
+  }
+}
+
+/// A query whose value is the name of the Swift task it runs in.
+private struct TaskNameQuery: QueryRequest, Sendable {
+  var path: OperationPath { ["task-name"] }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<String?, any Error>
+  ) async throws -> String? {
+    Task.name
+  }
+}
+
+private actor RunActor {}
+
+/// Mutable state that is not `Sendable`.
+private final class RunTally {
+  var runs = 0
+}
+
+/// A query that is not `Sendable`; it counts its runs when it runs on the actor it expects, and
+/// returns 0 otherwise.
+private struct NonSendableQuery: QueryRequest {
+  let expected: RunActor
+  let tally = RunTally()
+
+  var path: OperationPath { ["non-sendable"] }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, any Error>
+  ) async throws -> Int {
+    guard isolation === self.expected else { return 0 }
+    self.expected.assertIsolated()
+    self.tally.runs += 1
+    return self.tally.runs
   }
 }
