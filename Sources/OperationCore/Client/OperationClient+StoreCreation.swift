@@ -25,7 +25,7 @@ extension OperationClient {
     let types = TypeLog()
 
     var operationTypes: [ObjectIdentifier: AnyType] {
-      self.types.types.withLock { $0 }
+      self.types.types
     }
   }
 }
@@ -176,11 +176,17 @@ extension OperationClient {
 
 /// The operation types of the stores a ``OperationClient/CreateStore`` made.
 final class TypeLog: Sendable {
-  /// The requested operation type of each store, by the store's identity.
-  let types = Lock<[ObjectIdentifier: AnyType]>([:])
+  /// The requested operation type of each store, by the store's identity, with the store, so
+  /// that no other store takes its address while the log lives.
+  private let entries = Lock<[ObjectIdentifier: (store: any Sendable, type: AnyType)]>([:])
+
+  /// The requested operation types, by the stores' identities.
+  var types: [ObjectIdentifier: AnyType] {
+    self.entries.withLock { $0.mapValues(\.type) }
+  }
 
   /// Records the operation type a store was created for.
   func record<State>(_ type: any Any.Type, for store: OperationStore<State>) {
-    self.types.withLock { $0[ObjectIdentifier(store)] = type }
+    self.entries.withLock { $0[ObjectIdentifier(store)] = (store, type) }
   }
 }
