@@ -2,6 +2,8 @@
 
 import PackageDescription
 
+// The demo (`Examples/`) and the benchmarks (`Benchmarks/`) are packages of their own, so that a
+// package that depends on the library resolves none of their dependencies.
 let package = Package(
   name: "swift-operation",
   platforms: [
@@ -19,7 +21,6 @@ let package = Package(
     // `@Process`), after SwiftedMind/Processed, bridged to the core's stores and requests.
     .library(name: "Processed", targets: ["Processed"]),
     .library(name: "SharingOperation", targets: ["SharingOperation"]),
-    .executable(name: "operation-demo", targets: ["OperationDemo"]),
   ],
   traits: [
     .trait(
@@ -44,21 +45,6 @@ let package = Package(
     // every test gets a fresh client. Only the SharingOperation target links it; swift-sharing,
     // which upstream builds on, cannot be resolved here, so Observation takes its place.
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
-    // DEMO ONLY: the `operation-demo` executable embeds a real HTTP server, so that one command
-    // shows the library against real network I/O. Hummingbird is an async/await HTTP server on
-    // SwiftNIO that builds on Linux with no system libraries, but it is large: its first build
-    // takes several minutes. Only the `OperationDemo` target depends on it, so a package that uses
-    // the library products never builds it (SwiftPM still resolves it).
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-    // DEMO ONLY: flag parsing for `operation-demo`. swift-argument-parser gives `--help`, typed
-    // values and a clear message plus a non-zero exit for a bad value, which a hand-written parser
-    // would have to re-implement; it is a small, dependency-free package.
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    // DEMO ONLY: `NIOCore` gives the demo the port that the system picked for its server, and
-    // `ServiceLifecycle` shuts the server down gracefully. Hummingbird already depends on both, so
-    // they add nothing to fetch or build.
-    .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
-    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     // TESTS ONLY: generated event sequences (with shrinking to a smallest failing one) for the
     // synchronous tests of the deduplication state machine, through Swift Testing. Only the
     // OperationCoreTests target links it.
@@ -143,35 +129,6 @@ let package = Package(
         // matches; without it they are only printed.
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
-    ),
-    .executableTarget(
-      name: "OperationDemo",
-      dependencies: [
-        "Operation",
-        "OperationDemoSupport",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-      ],
-      path: "Examples/OperationDemo"
-    ),
-    // The demo's pure parts (flags, fault decisions, the posts, the progress bar), apart so that
-    // they are unit-tested without a server; the demo itself is the end-to-end test.
-    .target(
-      name: "OperationDemoSupport",
-      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
-      path: "Examples/OperationDemoSupport"
-    ),
-    .testTarget(
-      name: "OperationDemoSupportTests",
-      dependencies: [
-        "OperationDemoSupport",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ],
-      path: "Examples/OperationDemoSupportTests"
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -65,11 +65,17 @@ extension DefaultStateOperation where Operation: QueryRequest {
 extension OperationStore where State: _QueryStateProtocol {
   /// Fetches the query's value.
   ///
+  /// Cancelling the calling task cancels the fetch (with `deduplicated()`, the caller stops
+  /// waiting and the shared run is cancelled once no caller is left). A cancelled fetch is
+  /// recorded like a failed one: the store's status becomes
+  /// `.result(.failure(CancellationError()))`, ``QueryState/error`` holds the
+  /// `CancellationError`, and ``OperationStatus/isCancelled`` is `true`.
+  ///
   /// - Parameters:
   ///   - context: The context of the fetch; the store's context by default.
   ///   - handler: Receives the events of this fetch only.
   /// - Returns: The fetched value.
-  /// - Throws: The error of the fetch.
+  /// - Throws: The error of the fetch, `CancellationError` when it was cancelled.
   @discardableResult
   public func fetch(
     using context: OperationContext? = nil,

@@ -5,9 +5,13 @@
 /// case .idle: showPlaceholder()
 /// case .loading: showSpinner()
 /// case .result(.success(let post)): show(post)
+/// case .result(.failure) where store.status.isCancelled: break  // Not an error to show.
 /// case .result(.failure(let error)): show(error)
 /// }
 /// ```
+///
+/// A cancelled run is a result too, as in swift-operation 0.5: the store's status becomes
+/// `.result(.failure(CancellationError()))`. ``isCancelled`` tells it apart from a failure.
 public enum OperationStatus<Value, Failure: Error> {
   /// Nothing has run and nothing was set.
   case idle
@@ -64,7 +68,10 @@ extension OperationStatus {
     self.resultError != nil
   }
 
-  /// Whether the result is a failure with `CancellationError`.
+  /// Whether the result is a failure with `CancellationError`: the last run was cancelled.
+  ///
+  /// A store records a cancelled run as `.result(.failure(CancellationError()))`, so
+  /// ``isFailure`` is `true` as well; check this first to show no error for a cancellation.
   public var isCancelled: Bool {
     self.resultError is CancellationError
   }

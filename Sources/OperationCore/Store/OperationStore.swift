@@ -224,11 +224,15 @@ extension OperationStore {
 extension OperationStore {
   /// Runs the operation and waits for its value.
   ///
+  /// Cancelling the calling task cancels the run. A cancelled run is recorded like a failed
+  /// one: the store's status becomes `.result(.failure(CancellationError()))`
+  /// (``OperationStatus/isCancelled`` is `true`), and this method throws the `CancellationError`.
+  ///
   /// - Parameters:
   ///   - context: The context of the run; the store's context by default.
   ///   - handler: Receives the events of this run only; it does not count as a subscriber.
   /// - Returns: The value of the run.
-  /// - Throws: The error of the run.
+  /// - Throws: The error of the run, `CancellationError` when it was cancelled.
   @discardableResult
   public func run(
     using context: OperationContext? = nil,
@@ -417,7 +421,8 @@ extension OperationStore {
   ///
   /// The handler receives the current state at once. When it is the first subscriber, automatic
   /// running is enabled and the store is stale, the store runs the operation; that run is
-  /// cancelled if every subscriber leaves before it finishes.
+  /// cancelled if every subscriber leaves before it finishes, which leaves
+  /// `.result(.failure(CancellationError()))` in the store (``OperationStatus/isCancelled``).
   ///
   /// - Parameter handler: The callbacks.
   /// - Returns: A subscription that ends when cancelled or released.

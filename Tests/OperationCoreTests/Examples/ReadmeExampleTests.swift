@@ -1,5 +1,6 @@
 import Foundation
 import Operation
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -66,5 +67,44 @@ extension Post {
     let store = OperationStore.detached(query: Post.query(for: 404), initialValue: nil)
     #expect(try await store.fetch() == nil)
     #expect(store.status.isSuccessful)
+  }
+}
+
+@Suite(.serialized) struct `README subscription example tests` {
+  @Test func `The Subscription Prints Idle Then Loading Three Times Then The Post`() async throws {
+    prepareSharedSessionForDummyJSONStub()
+    let printed = Mutex([String]())
+
+    // The README's subscription example, with `print` recorded. NB: The store's automatic fetch
+    // is still in flight when `fetch()` is called (it awaits a URLSession answer, and `fetch()`
+    // is called as soon as `subscribe` returns), so `fetch()` joins it, as in the README.
+    let client = OperationClient()
+    let store = client.store(for: Post.query(for: 1))
+
+    let subscription = store.subscribe(
+      with: QueryEventHandler { state, _ in
+        printed.withLock { $0.append("\(state.status)") }
+      }
+    )
+
+    let post = try await store.fetch()
+    subscription.cancel()
+
+    #expect(
+      printed.withLock { $0 }
+        == [
+          "idle",
+          // The subscription's automatic fetch starts.
+          "loading",
+          // `fetch()` starts a run, which joins the automatic one (`deduplicated()`).
+          "loading",
+          // One of the two runs finished; the store loads until the other one does.
+          "loading",
+          "result(Swift.Result<Swift.Optional<OperationCoreTests.Post>, Swift.Error>"
+            + ".success(Optional(OperationCoreTests.Post(id: 1, userId: 5, title: \"Hello\", "
+            + "body: \"World\"))))",
+        ]
+    )
+    #expect(post?.id == 1)
   }
 }

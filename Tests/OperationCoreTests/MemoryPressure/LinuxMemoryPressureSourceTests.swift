@@ -35,25 +35,27 @@
       )
     }
 
-    @Test(arguments: [
-      "",
-      "hello world",
-      "\u{0}\u{1}\u{2}",
-      "some",
-      "some avg10=",
-      "some avg1",
-      "some avg60=1.00 avg300=1.00",
-      "some avg10=abc avg60=0.00",
-      "some avg10=nan",
-      "some avg10=inf",
-      "some avg10=-1.00",
-      "some avg10=150.00",
-      "full avg10=1.00 avg60=0.00",
-      "some avg10=1.00 avg60=0.00\nfull avg10=",
-      "some avg10=1.00 avg60=0.00\nfull avg",
-    ])
-    func `Garbage And Truncated Text Is Not A Reading`(text: String) {
-      #expect(LinuxMemoryPressureSource.Reading(parsing: text) == nil)
+    @Test(
+      arguments: [
+        "",
+        "hello world",
+        "\u{0}\u{1}\u{2}",
+        "some",
+        "some avg10=",
+        "some avg1",
+        "some avg60=1.00 avg300=1.00",
+        "some avg10=abc avg60=0.00",
+        "some avg10=nan",
+        "some avg10=inf",
+        "some avg10=-1.00",
+        "some avg10=150.00",
+        "full avg10=1.00 avg60=0.00",
+        "some avg10=1.00 avg60=0.00\nfull avg10=",
+        "some avg10=1.00 avg60=0.00\nfull avg",
+      ] as [OneLineText]
+    )
+    func `Garbage And Truncated Text Is Not A Reading`(text: OneLineText) {
+      #expect(LinuxMemoryPressureSource.Reading(parsing: text.value) == nil)
     }
 
     @Test(arguments: [
@@ -112,17 +114,21 @@
       #expect(LinuxMemoryPressureSource(filePaths: []).currentPressure() == nil)
     }
 
-    @Test(arguments: [
-      ("12:memory:/a\n0::/user.slice/app.scope\n", ["/cg/user.slice/app.scope/memory.pressure"]),
-      ("0::/system.slice/\n", ["/cg/system.slice/memory.pressure"]),
-      ("4:memory:/process\n1:cpu:/\n", []),
-      ("0::/\n", []),
-      ("", []),
-    ])
-    func `Default Files Start With The Cgroup V2 File`(membership: String, cgroup: [String]) throws
-    {
+    @Test(
+      arguments: [
+        ("12:memory:/a\n0::/user.slice/app.scope\n", ["/cg/user.slice/app.scope/memory.pressure"]),
+        ("0::/system.slice/\n", ["/cg/system.slice/memory.pressure"]),
+        ("4:memory:/process\n1:cpu:/\n", []),
+        ("0::/\n", []),
+        ("", []),
+      ] as [(OneLineText, [String])]
+    )
+    func `Default Files Start With The Cgroup V2 File`(
+      membership: OneLineText,
+      cgroup: [String]
+    ) throws {
       let directory = try TemporaryDirectory()
-      let file = try directory.write(membership, to: "cgroup")
+      let file = try directory.write(membership.value, to: "cgroup")
       #expect(
         LinuxMemoryPressureSource.defaultFilePaths(cgroupFile: file, cgroupMountPoint: "/cg/")
           == cgroup + ["/proc/pressure/memory"]

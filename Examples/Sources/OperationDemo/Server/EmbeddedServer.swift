@@ -37,7 +37,7 @@ struct EmbeddedServer: Sendable {
         try await task.value
         reason = "it stopped before it started listening"
       } catch {
-        reason = "\(error)"
+        reason = Self.describe(error)
       }
       throw ServerStartError(port: port, reason: reason)
     }
@@ -50,7 +50,21 @@ struct EmbeddedServer: Sendable {
   static func serve(state: ServerState, port: Int, onRunning: @escaping @Sendable (Int) -> Void)
     async throws
   {
-    try await Self.application(state: state, port: port, onRunning: onRunning).runService()
+    do {
+      try await Self.application(state: state, port: port, onRunning: onRunning).runService()
+    } catch let error as IOError {
+      throw ServerStartError(port: port, reason: Self.describe(error))
+    }
+  }
+
+  /// The text of the error that kept the server from starting.
+  ///
+  /// NB: SwiftNIO's own description of a system call's error has an unbalanced parenthesis
+  /// (`bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)`), so the demo words
+  /// those itself: `Address already in use (errno 98)`.
+  private static func describe(_ error: any Error) -> String {
+    guard let error = error as? IOError else { return "\(error)" }
+    return "\(String(cString: strerror(error.errnoCode))) (errno \(error.errnoCode))"
   }
 
   /// Stops the server gracefully and waits for it to close.

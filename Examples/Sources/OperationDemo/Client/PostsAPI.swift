@@ -63,20 +63,20 @@ struct PostsAPI: Sendable {
     self.baseURL.appending(path: path)
   }
 
-  private static let connectionErrors: Set<URLError.Code> = [
-    .notConnectedToInternet, .networkConnectionLost, .cannotConnectToHost,
-  ]
-
   /// Sends a request; answers 2xx and 404, throws for the others.
   private func send(_ request: URLRequest) async throws -> (Data, Int) {
-    guard !self.traffic.isOffline else { throw PostsAPIError.notConnected }
+    guard !self.traffic.isOffline else { throw PostsAPIError.simulatedOutage }
     self.traffic.recordRequest()
     let data: Data
     let response: URLResponse
     do {
       (data, response) = try await self.session.data(for: request)
-    } catch let error as URLError where Self.connectionErrors.contains(error.code) {
-      throw PostsAPIError.notConnected
+    } catch let error as URLError where error.code == .cannotConnectToHost {
+      throw PostsAPIError.noServer(self.baseURL.absoluteString)
+    } catch let error as URLError
+      where error.code == .networkConnectionLost || error.code == .notConnectedToInternet
+    {
+      throw PostsAPIError.connectionLost
     }
     guard let status = (response as? HTTPURLResponse)?.statusCode else {
       throw PostsAPIError.invalidResponse
@@ -95,8 +95,13 @@ enum PostsAPIError: Error, Hashable, CustomStringConvertible {
   case status(Int)
   /// The server answered HTTP 503: it is offline.
   case serviceUnavailable
-  /// The request could not reach the server.
-  case notConnected
+  /// The client's simulated outage (`--base-url`) kept the request from being sent.
+  case simulatedOutage
+  /// No server accepted the connection at the base URL (connection refused, or nothing
+  /// listening).
+  case noServer(String)
+  /// The connection broke before the answer arrived, or there is no network.
+  case connectionLost
   /// The answer was not HTTP.
   case invalidResponse
 
@@ -104,7 +109,9 @@ enum PostsAPIError: Error, Hashable, CustomStringConvertible {
     switch self {
     case .status(let code): "HTTP \(code)"
     case .serviceUnavailable: "HTTP 503, the server is offline"
-    case .notConnected: "not connected"
+    case .simulatedOutage: "not connected: the demo's simulated outage"
+    case .noServer(let url): "could not connect to \(url): no server answered"
+    case .connectionLost: "the connection to the server was lost"
     case .invalidResponse: "not an HTTP answer"
     }
   }
@@ -121,7 +128,7 @@ final class ClientTraffic: Sendable {
     self.requests.withLock { $0 }
   }
 
-  /// Whether requests fail with ``PostsAPIError/notConnected`` without being sent.
+  /// Whether requests fail with ``PostsAPIError/simulatedOutage`` without being sent.
   var isOffline: Bool {
     get { self.offline.withLock { $0 } }
     set { self.offline.withLock { $0 = newValue } }

@@ -9,7 +9,9 @@ public import ArgumentParser
 /// The command-line flags of `operation-demo`.
 ///
 /// Parsing validates every value, so a bad value ends the program with a message that names the
-/// flag and a non-zero exit, before anything starts:
+/// flag and a non-zero exit, before anything starts. A numeric flag takes the next argument as its
+/// value even when it starts with a dash, so `--latency-ms -5` is reported as out of range rather
+/// than as a missing value:
 ///
 /// ```swift
 /// let options = try DemoOptions.parse(["--failure-rate", "0.5", "--seed", "1"])
@@ -33,6 +35,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
 
   /// The probability that the embedded server answers a request with HTTP 500.
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Probability (0...1) that the embedded server answers a request with HTTP 500.",
       valueName: "rate"
@@ -43,6 +46,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
   /// The latency the embedded server adds to every answer, in milliseconds.
   @Option(
     name: .customLong("latency-ms"),
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Milliseconds the embedded server waits before every answer (0...1000).",
       valueName: "ms"
@@ -53,6 +57,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
   /// How long the embedded server stays offline in the reconnection step, in milliseconds.
   @Option(
     name: .customLong("offline-for-ms"),
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Milliseconds the server stays offline in the reconnection step (0...10000); it stays "
         + "offline at least until the store has seen the outage.",
@@ -63,6 +68,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
 
   /// The seed of the embedded server's failure decisions.
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Seed of the failure decisions: a seed fails the same requests on every run.",
       valueName: "n"
@@ -73,6 +79,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
   /// The most time the whole demo may take, in seconds.
   @Option(
     name: .customLong("time-limit"),
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Fail if the demo takes longer than this many seconds (1...600).",
       valueName: "seconds"
@@ -91,6 +98,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
 
   /// The port of the embedded server; 0 picks a free one.
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Port of the embedded server; 0 picks a free port (0...65535).",
       valueName: "port"

@@ -1,7 +1,7 @@
 import ArgumentParser
 import OperationDemoSupport
 
-/// `swift run operation-demo`: the library against a real HTTP server, in one command.
+/// `swift run --package-path Examples operation-demo`: the library against a real HTTP server, in one command.
 @main
 struct OperationDemoCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import Operation
+import OperationDemoSupport
 
 /// Step 3: two observers of one post share one store, and the post is fetched once.
 enum SharedStoreStep {
@@ -42,25 +43,18 @@ enum SharedStoreStep {
     let final = await waitForState(of: storeA, within: .seconds(10)) { $0.status.isFinished }
 
     let bodyRuns = env.reporter.runs(for: "post 2")
-    let deduplicated = env.tallyDeduplicated(storeRuns: printerA.runCount, label: "post 2")
-    env.checks.expect(
-      printerA.runCount == 3 && bodyRuns == 1,
-      "3 runs of the store (1 automatic + 2 fetch()) ran the query \(bodyRuns) time(s): "
-        + "\(deduplicated) deduplicated"
+    env.tallyDeduplicated(storeRuns: printerA.runCount, label: "post 2")
+    env.checks.record(
+      .sharedRuns(storeRuns: printerA.runCount, operationRuns: bodyRuns, expectedStoreRuns: 3)
     )
-    env.checks.expect(
-      final != nil && printerA.lastStatus == printerB.lastStatus,
-      "both observers saw the same final status: \(printerB.lastStatus ?? "none")"
-    )
-    if let final {
-      env.checkRun(
-        final.status.result ?? .failure(CancellationError()),
-        label: "post 2",
-        serverKeys: { $0 == "GET /posts/2" },
-        expectation: "post 2"
-      ) { post in
-        post?.id == 2
-      }
+    env.checks.record(.sameFinalStatus(printerA.lastStatus, printerB.lastStatus))
+    env.checkRun(
+      final?.status.result,
+      label: "post 2",
+      serverKeys: { $0 == "GET /posts/2" },
+      expectation: "post 2"
+    ) { post in
+      post?.id == 2
     }
     subscriptionA.cancel()
     subscriptionB.cancel()

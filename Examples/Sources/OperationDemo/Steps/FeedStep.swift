@@ -24,56 +24,72 @@ enum FeedStep {
       onFetchingStarted: { _ in runs.withLock { $0 += 1 } }
     )
     var failuresInARow = 0
+    var lastError: (any Error)?
     var calls = 0
     while store.state.hasNextPage && failuresInARow < Self.maxFailuresInARow && calls < 1_000 {
       calls += 1
       do {
         guard try await store.fetchNextPage(handler: handler) != nil else { break }
         failuresInARow = 0
+        lastError = nil
       } catch {
         failuresInARow += 1
+        lastError = error
         env.terminal.event("feed", "the page failed (\(error)); pressing “Load more” again")
       }
     }
     env.terminal.progress(Self.progressText(store.state))
     env.terminal.endProgress()
     env.tallyDeduplicated(storeRuns: runs.withLock { $0 }, label: "feed")
-    Self.check(store.state, env)
+    Self.check(
+      store.state,
+      failuresInARow: failuresInARow,
+      lastError: lastError.map { "\($0)" },
+      env
+    )
   }
 
   private static func check(
     _ state: PaginatedState<Int, Post.FeedPage, any Error>,
+    failuresInARow: Int,
+    lastError: String?,
     _ env: DemoEnvironment
   ) {
     let pages = state.currentValue
     let posts = pages.flatMap(\.value.posts)
     let total = pages.last?.value.total ?? 0
-    let expectedPages = (total + Post.FeedQuery.limit - 1) / Post.FeedQuery.limit
-    env.checks.expect(
-      !state.hasNextPage && total > 0,
-      state.hasNextPage
-        ? "the feed stopped: “Load more” failed \(Self.maxFailuresInARow) times in a row, each "
-          + "time after 4 attempts (--failure-rate \(env.options.failureRate))"
-        : "fetchNextPage() reached the end: no next page after page \(pages.count)"
+    let isFeedRequest: (String) -> Bool = { $0.hasPrefix("GET /posts?") }
+    env.checks.record(
+      .feedReachedEnd(
+        hasNextPage: state.hasNextPage,
+        pageCount: pages.count,
+        total: total,
+        failuresInARow: failuresInARow,
+        lastError: lastError,
+        faults: env.injectedFaults(where: isFeedRequest)
+      )
     )
-    env.checks.expect(
-      total > 0 && posts.count == total && pages.count == expectedPages,
-      "the store holds \(posts.count) of \(total) posts in \(pages.count) page(s) "
-        + "(\(expectedPages) expected)"
+    env.checks.record(
+      .feedHoldsEveryPost(
+        postCount: posts.count,
+        total: total,
+        pageCount: pages.count,
+        pageSize: Post.FeedQuery.limit
+      )
     )
-    let ids = posts.map(\.id)
-    let expectedIds = env.server.map { Array(1...$0.catalog.posts.count) }
-    env.checks.expect(
-      Set(ids).count == ids.count && (expectedIds == nil || ids == expectedIds),
-      "every post appears once, in order"
+    env.checks.record(
+      .postsAppearOnce(
+        ids: posts.map(\.id),
+        expectedIds: env.server.map { Array(1...$0.catalog.posts.count) }
+      )
     )
     if let server = env.server {
-      let requests = server.requestCount { $0.hasPrefix("GET /posts?") }
-      let attempts = env.reporter.attempts(for: "feed")
-      env.checks.expect(
-        requests == attempts,
-        "feed: one request per attempt: \(attempts) attempt(s), \(requests) request(s) received "
-          + "by the server"
+      env.checks.record(
+        .requestsPerAttempt(
+          label: "feed",
+          attempts: env.reporter.attempts(for: "feed"),
+          requests: server.requestCount(where: isFeedRequest)
+        )
       )
     }
   }

@@ -51,42 +51,57 @@ struct DemoEnvironment: Sendable {
     return count
   }
 
-  /// Checks that a run's outcome is the expected one, or a failure that the server caused on
-  /// every attempt, and that each attempt was one request to the server.
+  /// What the embedded server's fault injection did to the requests whose key satisfies a
+  /// predicate; `nil` with `--base-url`, where the demo injects no faults.
+  func injectedFaults(where serverKeys: (String) -> Bool) -> InjectedFaults? {
+    guard let server = self.server else { return nil }
+    let answers = server.answers(where: serverKeys)
+    return InjectedFaults(
+      failureRate: server.plan.failureRate,
+      requests: answers.count,
+      failures: answers.count { $0 == .injectedFailure }
+    )
+  }
+
+  /// Checks that a run ended with the expected value (a run that never succeeded fails the
+  /// check, whatever the cause), and that each attempt was one request to the server.
   ///
   /// - Parameters:
-  ///   - result: The run's outcome.
+  ///   - result: The run's outcome, or `nil` when the step stopped waiting for one.
   ///   - label: The operation's label.
   ///   - serverKeys: Whether a server request key belongs to the operation.
   ///   - expectation: The text of the expected value.
   ///   - isExpected: Whether a value is the expected one.
   func checkRun<Value>(
-    _ result: Result<Value, any Error>,
+    _ result: Result<Value, any Error>?,
     label: String,
     serverKeys: @escaping (String) -> Bool,
     expectation: String,
     isExpected: (Value) -> Bool
   ) {
     let attempts = self.reporter.attempts(for: label)
-    switch result {
-    case .success(let value):
-      self.checks.expect(isExpected(value), "\(label): the store holds \(expectation)")
-    case .failure(let error):
-      let lastAnswers = self.server?.answers(where: serverKeys).suffix(4) ?? []
-      let serverFailedAll = lastAnswers.count == 4 && lastAnswers.allSatisfy { $0 != .handled }
-      self.checks.expect(
-        serverFailedAll,
-        serverFailedAll
-          ? "\(label): the store reports the failure (\(error)): the server failed all 4 attempts"
-          : "\(label): the run failed (\(error)) although the server did not fail every attempt"
+    let outcome: RunOutcome =
+      switch result {
+      case .success(let value): .value(isExpected: isExpected(value))
+      case .failure(let error): .failure("\(error)")
+      case nil: .noResult
+      }
+    self.checks.record(
+      .run(
+        outcome,
+        label: label,
+        expectation: expectation,
+        attempts: attempts,
+        faults: self.injectedFaults(where: serverKeys)
       )
-    }
+    )
     if let server = self.server {
-      let requests = server.requestCount(where: serverKeys)
-      self.checks.expect(
-        requests == attempts,
-        "\(label): one request per attempt: \(attempts) attempt(s), \(requests) request(s) "
-          + "received by the server"
+      self.checks.record(
+        .requestsPerAttempt(
+          label: label,
+          attempts: attempts,
+          requests: server.requestCount(where: serverKeys)
+        )
       )
     }
   }

@@ -1,3 +1,5 @@
+import OperationDemoSupport
+
 /// The demo's checks: each one prints a check mark or a cross, and any cross makes the demo exit
 /// with a non-zero status.
 final class Checks: Sendable {
@@ -14,6 +16,14 @@ final class Checks: Sendable {
     self.results.withLock { $0.append(condition) }
     self.terminal.line("   \(condition ? "✓" : "✗ FAILED:") \(message)")
     return condition
+  }
+
+  /// Records and prints a check's verdict.
+  ///
+  /// - Returns: Whether the check passed.
+  @discardableResult
+  func record(_ verdict: Verdict) -> Bool {
+    self.expect(verdict.passed, verdict.message)
   }
 
   /// The number of checks that passed.

@@ -1,0 +1,78 @@
+// swift-tools-version: 6.3
+
+import PackageDescription
+
+// The demo of swift-operation, in a package of its own so that a package that depends on the
+// library does not resolve the demo's HTTP server and its dependencies. Run it with
+// `swift run --package-path Examples operation-demo` from the repository's root.
+let package = Package(
+  name: "Examples",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "operation-demo", targets: ["OperationDemo"])
+  ],
+  dependencies: [
+    // NB: The name makes the dependency `swift-operation` whatever the checkout directory is called.
+    .package(name: "swift-operation", path: ".."),
+    // The feed step reads the pages of the library's paginated state, an `IdentifiedArrayOf`.
+    .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
+    // `Logger` for the embedded server, which Hummingbird takes; the demo logs only its errors.
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    // The demo embeds a real HTTP server, so that one command shows the library against real
+    // network I/O. Hummingbird is an async/await HTTP server on SwiftNIO that builds on Linux with
+    // no system libraries, but it is large: its first build takes several minutes. This package is
+    // apart from the library's so that users of the library do not even resolve it.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    // Flag parsing for `operation-demo`. swift-argument-parser gives `--help`, typed values and a
+    // clear message plus a non-zero exit for a bad value, which a hand-written parser would have to
+    // re-implement; it is a small, dependency-free package.
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    // `NIOCore` gives the demo the port that the system picked for its server, and
+    // `ServiceLifecycle` shuts the server down gracefully. Hummingbird already depends on both, so
+    // they add nothing to fetch or build.
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "OperationDemo",
+      dependencies: [
+        "OperationDemoSupport",
+        .product(name: "Operation", package: "swift-operation"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ]
+    ),
+    // The demo's pure parts (flags, fault decisions, the posts, the progress bar, the checks'
+    // verdicts), apart so that they are unit-tested without a server; the demo itself is the
+    // end-to-end test.
+    .target(
+      name: "OperationDemoSupport",
+      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+    .testTarget(
+      name: "OperationDemoSupportTests",
+      dependencies: [
+        "OperationDemoSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+  target.swiftSettings =
+    (target.swiftSettings ?? []) + [
+      .enableUpcomingFeature("ExistentialAny"),
+      .enableUpcomingFeature("InternalImportsByDefault"),
+      .enableUpcomingFeature("MemberImportVisibility"),
+      .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+      .enableUpcomingFeature("InferIsolatedConformances"),
+      .enableUpcomingFeature("ImmutableWeakCaptures"),
+    ]
+}
