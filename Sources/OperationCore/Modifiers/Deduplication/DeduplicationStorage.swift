@@ -11,7 +11,11 @@ import Synchronization
 ///
 /// It is a value whose copies share one lock, so that every store pays for one allocation.
 struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
-  typealias Waiter = UnsafeContinuation<Result<Value, Failure>, Never>
+  // NB: A waiter receives its run's result as `any Sendable`, so that the state machine's types
+  // do not depend on `Value` and `Failure`: the storage runs in unspecialized generic code, where
+  // every generic type it touches would cost a metadata lookup, while a machine over concrete
+  // types is specialized once. Each caller casts its result back once.
+  typealias Waiter = UnsafeContinuation<any Sendable, Never>
   typealias StateMachine = DeduplicationStateMachine<OperationContext, Waiter, Task<Void, Never>>
 
   /// Whether a cancelled caller stops waiting, which it does when `Failure` can hold
@@ -31,11 +35,11 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
 
   /// The result of a cancelled caller; only asked for when `Failure` can hold
   /// `CancellationError`.
-  private var cancellation: Result<Value, Failure> {
+  private var cancellation: any Sendable {
     guard let error = CancellationError() as? Failure else {
       preconditionFailure("A caller stopped waiting though \(Failure.self) cannot be cancelled.")
     }
-    return .failure(error)
+    return Result<Value, Failure>.failure(error)
   }
 
   /// Joins a run in flight that `isDuplicate` accepts, or starts one with `startRun`, and waits
@@ -58,6 +62,23 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
     isDuplicate: (OperationContext, OperationContext) -> Bool,
     startRun: (_ finish: @escaping @Sendable (Result<Value, Failure>) -> Void) -> Task<Void, Never>
   ) async -> Result<Value, Failure> {
+    let outcome = await self.waitForOutcome(
+      isolation: isolation,
+      context: context,
+      isDuplicate: isDuplicate,
+      startRun: startRun
+    )
+    // NB: Every outcome a waiter receives is a `Result<Value, Failure>` (see `finish` and
+    // `cancellation`).
+    return outcome as! Result<Value, Failure>
+  }
+
+  private func waitForOutcome(
+    isolation: isolated (any Actor)?,
+    context: OperationContext,
+    isDuplicate: (OperationContext, OperationContext) -> Bool,
+    startRun: (_ finish: @escaping @Sendable (Result<Value, Failure>) -> Void) -> Task<Void, Never>
+  ) async -> any Sendable {
     let waiter = nextDeduplicationWaiter.add(1, ordering: .relaxed).newValue
     guard self.stopsWaitingOnCancellation else {
       return await withUnsafeContinuation { continuation in
@@ -143,8 +164,9 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
 
   private func finish(_ run: Int, with result: Result<Value, Failure>) {
     let waiters = self.state.withLock { $0.finish(run) }
+    let outcome: any Sendable = result
     for waiter in waiters {
-      waiter.resume(returning: result)
+      waiter.resume(returning: outcome)
     }
   }
 
