@@ -138,7 +138,7 @@ extension OperationClient {
       // `operationTypes`; that table is left to stores that join through
       // `withStores(matching:perform:)`, which carry no type.
       let opaque = OpaqueOperationStore(erasing: store, operationType: Operation.self)
-      _ = self.storeCache.withStores { $0.update(opaque) }
+      self.storeCache.withStores { $0.update(opaque) }
       self.notify(storage, added: [opaque], removed: [])
       return store
     }
