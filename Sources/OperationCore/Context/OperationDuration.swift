@@ -51,8 +51,11 @@ extension OperationDuration {
   }
 
   /// A duration of seconds, with a fractional part.
+  ///
+  /// The whole seconds are converted exactly, and only the fraction is rounded, to the nearest
+  /// attosecond: `.seconds(2.0) == .seconds(2)`.
   public static func seconds<F: BinaryFloatingPoint>(_ seconds: F) -> Self {
-    Self(fractional: Double(seconds), scale: 1)
+    Self(fractional: seconds, attosecondsPerUnit: Self.attosecondsPerSecond)
   }
 
   /// A duration of whole milliseconds.
@@ -61,8 +64,11 @@ extension OperationDuration {
   }
 
   /// A duration of milliseconds, with a fractional part.
+  ///
+  /// The whole milliseconds are converted exactly, and only the fraction is rounded, to the
+  /// nearest attosecond: `.milliseconds(1323.0) == .milliseconds(1323)`.
   public static func milliseconds<F: BinaryFloatingPoint>(_ milliseconds: F) -> Self {
-    Self(fractional: Double(milliseconds), scale: 1e-3)
+    Self(fractional: milliseconds, attosecondsPerUnit: 1_000_000_000_000_000)
   }
 
   /// A duration of whole microseconds.
@@ -71,8 +77,11 @@ extension OperationDuration {
   }
 
   /// A duration of microseconds, with a fractional part.
+  ///
+  /// The whole microseconds are converted exactly, and only the fraction is rounded, to the
+  /// nearest attosecond: `.microseconds(2.0) == .microseconds(2)`.
   public static func microseconds<F: BinaryFloatingPoint>(_ microseconds: F) -> Self {
-    Self(fractional: Double(microseconds), scale: 1e-6)
+    Self(fractional: microseconds, attosecondsPerUnit: 1_000_000_000_000)
   }
 
   /// A duration of whole nanoseconds.
@@ -81,8 +90,11 @@ extension OperationDuration {
   }
 
   /// A duration of nanoseconds, with a fractional part.
+  ///
+  /// The whole nanoseconds are converted exactly, and only the fraction is rounded, to the
+  /// nearest attosecond: `.nanoseconds(2.0) == .nanoseconds(2)`.
   public static func nanoseconds<F: BinaryFloatingPoint>(_ nanoseconds: F) -> Self {
-    Self(fractional: Double(nanoseconds), scale: 1e-9)
+    Self(fractional: nanoseconds, attosecondsPerUnit: 1_000_000_000)
   }
 
   private static func integral(_ value: Int64, perSecond: Int64) -> Self {
@@ -93,13 +105,17 @@ extension OperationDuration {
     )
   }
 
-  private init(fractional value: Double, scale: Double) {
-    let totalSeconds = value * scale
-    let wholeSeconds = totalSeconds.rounded(.towardZero)
-    self.init(
-      secondsComponent: Int64(wholeSeconds),
-      attosecondsComponent: Int64(((totalSeconds - wholeSeconds) * 1e18).rounded())
-    )
+  /// A duration of `value` units of `attosecondsPerUnit` attoseconds each.
+  private init<F: BinaryFloatingPoint>(fractional value: F, attosecondsPerUnit: Int64) {
+    // NB: Scaling the whole count by a floating-point factor such as 1e-3 is inexact (1323 ms
+    // would come out 50 attoseconds short), so the whole units are split off first, which is
+    // exact, and converted with integers; only the fraction, which is below one unit, is scaled
+    // in floating point and rounded to the nearest attosecond.
+    let whole = value.rounded(.towardZero)
+    let fraction = Double(value - whole)
+    let wholeAttoseconds = Int128(whole) * Int128(attosecondsPerUnit)
+    let fractionAttoseconds = Int128((fraction * Double(attosecondsPerUnit)).rounded())
+    self.init(attoseconds: wholeAttoseconds + fractionAttoseconds)
   }
 }
 

@@ -35,9 +35,9 @@ public import IdentifiedCollections
 /// ```
 ///
 /// The history grows by one entry per attempt, up to the context's
-/// ``OperationContext/maxHistoryLength`` (unbounded by default; see
-/// ``MutationRequest/maxHistory(length:)``); the oldest entries go first, and results of attempts
-/// that left the history are ignored.
+/// ``OperationContext/maxHistoryLength`` (``OperationContext/defaultMaxHistoryLength``, 100, by
+/// default; see ``MutationRequest/maxHistory(length:)``); the oldest entries go first, and results
+/// of attempts that left the history are ignored.
 ///
 /// > Important: The mutating members are for stores: an ``OperationStore`` calls them at the
 /// > right time. Do not call them yourself.

@@ -79,22 +79,23 @@ public struct OperationPathableCollection<Element: OperationPathable> {
 
   /// Inserts a value, or replaces the one with the same path.
   ///
+  /// It returns nothing, as upstream's does, so a closure made of one call to it, such as
+  /// `client.withStores(matching: path) { stores, _ in stores.update(store) }`, returns `Void`.
+  /// To keep the value it replaces, read `collection[element.path]` first.
+  ///
   /// - Parameter element: The value to insert.
-  /// - Returns: The value that was replaced, if any.
-  @discardableResult
-  public mutating func update(_ element: Element) -> Element? {
+  public mutating func update(_ element: Element) {
     let path = element.path
     self.makePositions()
     if path.count > 1 {
       self.trie.insert(element, at: path, from: 0)
     }
     if let position = self.positions?[path] {
-      defer { self.values[position] = element }
-      return self.values[position]
+      self.values[position] = element
+      return
     }
     self.positions?[path] = self.values.count
     self.values.append(element)
-    return nil
   }
 
   /// Removes the value at a path.

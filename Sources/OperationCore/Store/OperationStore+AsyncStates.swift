@@ -1,8 +1,20 @@
 extension OperationStore {
-  /// The store's states as an `AsyncSequence`: the current state first, then every change.
+  /// The store's states as an `AsyncSequence`: the state at subscription first, then the newest
+  /// change each time the consumer asks.
   ///
   /// Each iterator subscribes to the store (which may start an automatic run) and unsubscribes
-  /// when it is released or its task is cancelled. States are buffered, so none is dropped.
+  /// when it is released or its task is cancelled.
+  ///
+  /// Buffering contract:
+  /// - The first element is the state the store had when the iterator subscribed. It is always
+  ///   delivered, however many changes happen before the first call to `next()`.
+  /// - After it, the iterator holds at most one change: the newest. A consumer that is slower
+  ///   than the store skips the states that were replaced while it was busy and receives the
+  ///   latest one; it never falls further behind than one state, and memory stays bounded.
+  /// - A consumer that keeps up (that is waiting in `next()` when the store changes) receives
+  ///   every change, in order.
+  /// - Elements are never repeated; the sequence ends (`next()` returns `nil`) when the iterating
+  ///   task is cancelled.
   ///
   /// ```swift
   /// for await element in store.states {
@@ -13,7 +25,7 @@ extension OperationStore {
     AsyncStates(store: self)
   }
 
-  /// An `AsyncSequence` of a store's states.
+  /// An `AsyncSequence` of a store's states; see ``OperationStore/states`` for what it buffers.
   public struct AsyncStates: AsyncSequence, Sendable {
     /// A state and the context it changed in.
     public struct Element: Sendable {
@@ -28,28 +40,52 @@ extension OperationStore {
 
     /// Subscribes to the store and returns an iterator over its states.
     ///
-    /// - Returns: An iterator whose first element is the current state.
+    /// - Returns: An iterator whose first element is the state at subscription.
     public func makeAsyncIterator() -> AsyncIterator {
-      let (stream, continuation) = AsyncStream<Element>.makeStream()
+      // NB: The store sends the current state to a new subscriber first. That state goes to a
+      // stream of its own, so that it is never replaced; every later state goes to a stream that
+      // keeps only the newest.
+      let (initial, initialContinuation) = AsyncStream<Element>.makeStream(
+        bufferingPolicy: .bufferingNewest(1)
+      )
+      let (changes, changesContinuation) = AsyncStream<Element>.makeStream(
+        bufferingPolicy: .bufferingNewest(1)
+      )
+      let isFirst = Lock(true)
       let subscription = self.store.subscribe(
         with: OperationEventHandler { state, context in
-          continuation.yield(Element(state: state, context: context))
+          let element = Element(state: state, context: context)
+          let wasFirst = isFirst.withLock { isFirst in
+            defer { isFirst = false }
+            return isFirst
+          }
+          if wasFirst {
+            initialContinuation.yield(element)
+            initialContinuation.finish()
+          } else {
+            changesContinuation.yield(element)
+          }
         }
       )
-      continuation.onTermination = { _ in subscription.cancel() }
-      return AsyncIterator(base: stream.makeAsyncIterator(), subscription: subscription)
+      changesContinuation.onTermination = { _ in subscription.cancel() }
+      return AsyncIterator(
+        initial: initial.makeAsyncIterator(),
+        changes: changes.makeAsyncIterator(),
+        subscription: subscription
+      )
     }
 
     /// The iterator of ``OperationStore/AsyncStates``.
     public struct AsyncIterator: AsyncIteratorProtocol {
-      var base: AsyncStream<Element>.AsyncIterator
+      var initial: AsyncStream<Element>.AsyncIterator?
+      var changes: AsyncStream<Element>.AsyncIterator
       let subscription: OperationSubscription
 
       /// The next state, waiting for a change when there is none yet.
       ///
       /// - Returns: The next state, or `nil` once the iterating task is cancelled.
       public mutating func next() async -> Element? {
-        await self.base.next(isolation: #isolation)
+        await self.next(isolation: #isolation)
       }
 
       /// The next state, waiting on an actor for a change when there is none yet.
@@ -57,7 +93,14 @@ extension OperationStore {
       /// - Parameter actor: The actor to wait on.
       /// - Returns: The next state, or `nil` once the iterating task is cancelled.
       public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-        await self.base.next(isolation: actor)
+        if var initial = self.initial.take() {
+          // NB: `nil` here means the task was cancelled before the first state; the changes
+          // stream then ends too.
+          if let element = await initial.next(isolation: actor) {
+            return element
+          }
+        }
+        return await self.changes.next(isolation: actor)
       }
     }
   }

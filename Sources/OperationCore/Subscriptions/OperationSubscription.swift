@@ -8,33 +8,57 @@
 /// var subscriptions = Set<OperationSubscription>()
 /// store.subscribe(with: handler).store(in: &subscriptions)
 /// ```
+///
+/// Equality: a subscription made with ``init(onCancel:)`` equals its copies only. A
+/// `combined(_:)` subscription equals any other combination
+/// of equal parts in the same order, and ``empty`` equals every empty subscription.
 public struct OperationSubscription: Sendable {
-  // NB: `nil` for ``empty``, which has nothing to cancel; stores make one for every controller
-  // that has nothing to watch, and a box costs two allocations.
-  private let box: Box?
+  private let storage: Storage
+
+  private enum Storage: Sendable {
+    // NB: ``empty`` has nothing to cancel and no box; stores make one for every controller that
+    // has nothing to watch, and a box costs two allocations.
+    case empty
+    case single(Box)
+    // NB: The parts define equality and hashing; the box cancels them, once, when the combined
+    // subscription is cancelled or its last copy is released.
+    case combined([OperationSubscription], Box)
+  }
 
   /// Creates a subscription that calls `onCancel` once, when it ends.
   ///
   /// - Parameter onCancel: The work that ends the subscription.
   public init(onCancel: @escaping @Sendable () -> Void) {
-    self.box = Box(onCancel: onCancel)
+    self.storage = .single(Box(onCancel: onCancel))
   }
 
   /// A subscription that does nothing when cancelled; all empty subscriptions are equal.
   public static var empty: Self {
-    Self(box: nil)
+    Self(storage: .empty)
   }
 
-  private init(box: Box?) {
-    self.box = box
+  private init(storage: Storage) {
+    self.storage = storage
   }
 
   /// Ends the subscription; later calls do nothing.
   public func cancel() {
-    self.box?.cancel()
+    switch self.storage {
+    case .empty: break
+    case .single(let box), .combined(_, let box): box.cancel()
+    }
   }
 
   /// A subscription that cancels all of `subscriptions` at once.
+  ///
+  /// Cancelling the combined subscription, or releasing its last copy, cancels each part once.
+  /// Combined subscriptions compare and hash by their parts, in the order given:
+  ///
+  /// ```swift
+  /// OperationSubscription.combined(first, second) == .combined(first, second)  // true
+  /// OperationSubscription.combined(first, second) == .combined(second, first)  // false
+  /// OperationSubscription.combined([]) == .combined([])  // true
+  /// ```
   ///
   /// - Parameter subscriptions: The subscriptions to combine.
   /// - Returns: The combined subscription.
@@ -42,14 +66,16 @@ public struct OperationSubscription: Sendable {
     _ subscriptions: some Collection<OperationSubscription>
   ) -> Self {
     let subscriptions = Array(subscriptions)
-    return Self {
+    let box = Box {
       for subscription in subscriptions {
         subscription.cancel()
       }
     }
+    return Self(storage: .combined(subscriptions, box))
   }
 
-  /// A subscription that cancels all of `subscriptions` at once.
+  /// A subscription that cancels all of `subscriptions` at once; see
+  /// `combined(_:)`.
   ///
   /// - Parameter subscriptions: The subscriptions to combine.
   /// - Returns: The combined subscription.
@@ -73,14 +99,28 @@ public struct OperationSubscription: Sendable {
 }
 
 extension OperationSubscription: Hashable {
-  /// Whether two handles belong to the same subscription.
+  /// Whether two handles are the same subscription, or combine equal parts in the same order.
   public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.box === rhs.box
+    switch (lhs.storage, rhs.storage) {
+    case (.empty, .empty): true
+    case (.single(let lhs), .single(let rhs)): lhs === rhs
+    case (.combined(let lhs, _), .combined(let rhs, _)): lhs == rhs
+    default: false
+    }
   }
 
-  /// Hashes the identity of the subscription.
+  /// Hashes the identity of a subscription, or the parts of a combined one.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(self.box.map(ObjectIdentifier.init))
+    switch self.storage {
+    case .empty:
+      hasher.combine(0)
+    case .single(let box):
+      hasher.combine(1)
+      hasher.combine(ObjectIdentifier(box))
+    case .combined(let parts, _):
+      hasher.combine(2)
+      hasher.combine(parts)
+    }
   }
 }
 

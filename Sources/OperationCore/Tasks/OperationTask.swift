@@ -370,7 +370,8 @@ private final class OperationTaskCore: Sendable {
     context.operationRunningTaskIdentifier = self.id
     let result = await self.work(self, context)
     // NB: The finished task's handle is let go: a state may keep this task for long (a mutation's
-    // history keeps every attempt), and the handle keeps the memory of the whole Swift task.
+    // history keeps up to `maxHistoryLength` attempts), and the handle keeps the memory of the
+    // whole Swift task.
     // Callers that wait hold handles of their own, and a finished task answers from `result`.
     self.state.withLock { state in
       state.result = result

@@ -21,6 +21,67 @@ import Testing
     #expect(lhs.hashValue == rhs.hashValue)
   }
 
+  /// A unit of the floating-point and integer factories.
+  enum Unit: String, CaseIterable, CustomTestStringConvertible {
+    case seconds, milliseconds, microseconds, nanoseconds
+
+    var testDescription: String { self.rawValue }
+
+    func duration(_ count: Int64) -> OperationDuration {
+      switch self {
+      case .seconds: .seconds(count)
+      case .milliseconds: .milliseconds(count)
+      case .microseconds: .microseconds(count)
+      case .nanoseconds: .nanoseconds(count)
+      }
+    }
+
+    func duration(_ count: Double) -> OperationDuration {
+      switch self {
+      case .seconds: .seconds(count)
+      case .milliseconds: .milliseconds(count)
+      case .microseconds: .microseconds(count)
+      case .nanoseconds: .nanoseconds(count)
+      }
+    }
+  }
+
+  @Test(
+    arguments: Unit.allCases,
+    [1_323, 1, 0, -1, -1_323, 999_999, 123_456_789_012, -987_654_321_098, 9_007_199_254_740_992]
+      as [Int64]
+  )
+  func `A Whole Floating-Point Count Equals The Integer Count`(unit: Unit, count: Int64) {
+    #expect(unit.duration(Double(count)) == unit.duration(count))
+  }
+
+  @Test func `Float And Double Counts Agree With Integers`() {
+    #expect(OperationDuration.milliseconds(Float(1_323)) == .milliseconds(1_323))
+    #expect(OperationDuration.seconds(Float(-7)) == .seconds(-7))
+  }
+
+  @Test(
+    arguments: [
+      (Unit.milliseconds, 0.5, OperationDuration.microseconds(500)),
+      (.milliseconds, -0.5, .microseconds(-500)),
+      (.milliseconds, 1_323.5, .microseconds(1_323_500)),
+      (.milliseconds, 0.1, .microseconds(100)),
+      (.seconds, 0.25, .milliseconds(250)),
+      (.seconds, -1.75, .milliseconds(-1_750)),
+      (.seconds, 1_000_000_000_000_000.5, .seconds(1_000_000_000_000_000) + .milliseconds(500)),
+      (.microseconds, 0.5, .nanoseconds(500)),
+      (.nanoseconds, 2.5, OperationDuration(attoseconds: 2_500_000_000)),
+      (.nanoseconds, -0.25, OperationDuration(attoseconds: -250_000_000)),
+    ]
+  )
+  func `A Fractional Count Rounds Only Its Fraction`(
+    unit: Unit,
+    count: Double,
+    expected: OperationDuration
+  ) {
+    #expect(unit.duration(count) == expected)
+  }
+
   @Test func `Milliseconds With A Fraction Keep The Fraction`() {
     let duration = OperationDuration.milliseconds(1.5)
     #expect(duration.components == (seconds: 0, attoseconds: 1_500_000_000_000_000))

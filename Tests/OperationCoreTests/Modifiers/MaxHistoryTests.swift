@@ -4,13 +4,41 @@ import OperationTestSupport
 import Testing
 
 @Suite struct `MaxHistory tests` {
-  @Test func `The Default Length Is Unbounded`() async throws {
-    #expect(OperationContext().maxHistoryLength == Int.max)
+  @Test func `The Default Length Is One Hundred`() {
+    #expect(OperationContext.defaultMaxHistoryLength == 100)
+    #expect(OperationContext().maxHistoryLength == OperationContext.defaultMaxHistoryLength)
+  }
+
+  @Test func `By Default The History Keeps Only The Newest Default Length Attempts`()
+    async throws
+  {
+    let length = OperationContext.defaultMaxHistoryLength
     let store = OperationStore.detached(mutation: EchoMutation())
-    for index in 0..<50 {
+    for index in 0..<(length + 20) {
       try await store.mutate(with: "\(index)")
     }
-    #expect(store.history.count == 50)
+    #expect(store.history.count == length)
+    #expect(store.history.map(\.arguments) == (20..<(length + 20)).map { "\($0)" })
+    #expect(store.currentValue == "\(length + 19)")
+  }
+
+  @Test func `Max History Above The Default Keeps More Attempts`() async throws {
+    let length = OperationContext.defaultMaxHistoryLength + 50
+    let store = OperationStore.detached(mutation: EchoMutation().maxHistory(length: length))
+    for index in 0..<(length + 10) {
+      try await store.mutate(with: "\(index)")
+    }
+    #expect(store.history.count == length)
+    #expect(store.history.first?.arguments == "10")
+  }
+
+  @Test func `Max History Of Int Max Keeps Every Attempt`() async throws {
+    let store = OperationStore.detached(mutation: EchoMutation().maxHistory(length: .max))
+    let count = OperationContext.defaultMaxHistoryLength + 20
+    for index in 0..<count {
+      try await store.mutate(with: "\(index)")
+    }
+    #expect(store.history.count == count)
   }
 
   @Test func `Length One Keeps Only The Latest Attempt`() async throws {

@@ -18,7 +18,7 @@ import Testing
     #expect(delayer.delays == [.seconds(5)])
   }
 
-  @Test func `Work That Ignores Cancellation Still Times Out`() async {
+  @Test func `Work That Ignores Cancellation Times Out At The Deadline`() async {
     let delayer = ManualDelayer()
     let operation = HeldOperation(opensGateOnCancel: false, checksCancellation: false)
     let runner = OperationRunner(
@@ -27,10 +27,66 @@ import Testing
     let task = Task { try await runner.run() }
     await operation.started.wait()
     await delayer.waitForDelays(count: 1)
-    delayer.resumeNext()
+    #expect(delayer.resumeNext())
+
+    // NB: The gate is still closed, so the work cannot return before the run throws.
+    await #expect(throws: OperationTimeoutError(duration: .seconds(5))) { try await task.value }
+    #expect(operation.cancelled.isOpen)
+    #expect(!operation.returned.isOpen)
+
+    operation.gate.open()
+    await operation.returned.wait()
+  }
+
+  @Test func `Waiting For Cancelled Work Throws Only After The Work Returned`() async {
+    let delayer = ManualDelayer()
+    let operation = HeldOperation(opensGateOnCancel: false, checksCancellation: false)
+    let runner = OperationRunner(
+      operation: operation.timeout(after: .seconds(5), waitsForCancelledWork: true)
+        .delayer(delayer)
+    )
+    let task = Task { () async -> (timedOut: Bool, workReturned: Bool) in
+      do {
+        _ = try await runner.run()
+        return (false, operation.returned.isOpen)
+      } catch {
+        return (error is OperationTimeoutError, operation.returned.isOpen)
+      }
+    }
+    await operation.started.wait()
+    await delayer.waitForDelays(count: 1)
+    #expect(delayer.resumeNext())
     await operation.cancelled.wait()
     operation.gate.open()
-    await #expect(throws: OperationTimeoutError(duration: .seconds(5))) { try await task.value }
+
+    let outcome = await task.value
+    #expect(outcome.timedOut)
+    #expect(outcome.workReturned)
+  }
+
+  @Test func `Yields Of Abandoned Work Are Dropped And Its Result Discarded`() async throws {
+    let delayer = ManualDelayer()
+    let query = LateYieldingQuery()
+    let store = OperationStore.detached(
+      query: query.timeout(after: .seconds(5)),
+      initialValue: nil
+    )
+    store.context.operationDelayer = delayer
+    let fetch = Task { try await store.fetch() }
+    await query.started.wait()
+    await delayer.waitForDelays(count: 1)
+    #expect(delayer.resumeNext())
+    await #expect(throws: OperationTimeoutError(duration: .seconds(5))) { try await fetch.value }
+    #expect(store.currentValue == 1)
+    #expect(store.error is OperationTimeoutError)
+
+    // NB: A yield that reached the store after the run failed would change the value and be
+    // reported as a yield after return, an issue that fails this test.
+    query.gate.open()
+    await query.returned.wait()
+    #expect(store.currentValue == 1)
+    #expect(store.error is OperationTimeoutError)
+    #expect(store.valueUpdateCount == 1)
   }
 
   @Test func `Work Finishing First Returns Its Value And Cancels The Timer`() async throws {
@@ -137,11 +193,95 @@ import Testing
   }
 }
 
-/// An operation that waits for ``gate``, opening ``cancelled`` when its task is cancelled.
+@Suite struct `Timeout race state tests` {
+  typealias State = TimeoutRaceState<String, String>
+
+  @Test func `The Timer Firing First Cancels The Work And Times Out At Once`() {
+    var state = State(waitsForCancelledWork: false)
+    _ = state.attach(work: "work", timer: "timer")
+    #expect(state.wait(with: "run").resume == nil)
+    let fired = state.timerEnded(fired: true)
+    #expect(fired.cancel == ["work"])
+    #expect(fired.resume.map { $0.1 } == .timedOut)
+    let late = state.workFinished()
+    #expect(late.cancel.isEmpty)
+    #expect(late.resume == nil)
+    #expect(state.decision == .timedOut)
+  }
+
+  @Test func `Waiting For Cancelled Work Times Out Only When The Work Returns`() {
+    var state = State(waitsForCancelledWork: true)
+    _ = state.attach(work: "work", timer: "timer")
+    _ = state.wait(with: "run")
+    let fired = state.timerEnded(fired: true)
+    #expect(fired.cancel == ["work"])
+    #expect(fired.resume == nil)
+    let finished = state.workFinished()
+    #expect(finished.resume.map { $0.1 } == .timedOut)
+  }
+
+  @Test func `The Work Finishing First Stops The Timer Which Never Fires After`() {
+    var state = State(waitsForCancelledWork: false)
+    _ = state.attach(work: "work", timer: "timer")
+    _ = state.wait(with: "run")
+    let finished = state.workFinished()
+    #expect(finished.cancel == ["timer"])
+    #expect(finished.resume.map { $0.1 } == .workFinished)
+    let fired = state.timerEnded(fired: true)
+    #expect(fired.cancel.isEmpty)
+    #expect(fired.resume == nil)
+    #expect(!state.hasTimerFired)
+  }
+
+  @Test(arguments: [false, true])
+  func `Caller Cancellation Stops Both And Waits For The Work`(waitsForCancelledWork: Bool) {
+    var state = State(waitsForCancelledWork: waitsForCancelledWork)
+    _ = state.attach(work: "work", timer: "timer")
+    _ = state.wait(with: "run")
+    let cancelled = state.callerCancelled()
+    #expect(cancelled.cancel == ["work", "timer"])
+    #expect(cancelled.resume == nil)
+    #expect(state.timerEnded(fired: true).resume == nil)
+    #expect(state.workFinished().resume.map { $0.1 } == .workFinished)
+  }
+
+  @Test func `Events Before The Tasks Are Attached Take Effect On Attaching`() {
+    var state = State(waitsForCancelledWork: false)
+    #expect(state.workFinished().cancel.isEmpty)
+    #expect(state.attach(work: "work", timer: "timer").cancel == ["timer"])
+    #expect(state.wait(with: "run").resume.map { $0.1 } == .workFinished)
+  }
+}
+
+/// A query that yields 1, then waits for ``gate`` ignoring cancellation, yields 2 and returns 3.
+private struct LateYieldingQuery: QueryRequest, Sendable {
+  let gate = Gate()
+  let started = Gate()
+  let returned = Gate()
+
+  var path: OperationPath { ["late-yielding-query"] }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, any Error>
+  ) async throws -> Int {
+    defer { self.returned.open() }
+    continuation.yield(1)
+    self.started.open()
+    await self.gate.wait()
+    continuation.yield(2)
+    return 3
+  }
+}
+
+/// An operation that waits for ``gate``, opening ``cancelled`` when its task is cancelled and
+/// ``returned`` when it returns or throws.
 private struct HeldOperation: OperationRequest, Sendable {
   let gate = Gate()
   let started = Gate()
   let cancelled = Gate()
+  let returned = Gate()
   var opensGateOnCancel = true
   var checksCancellation = true
   var failure: TestError?
@@ -152,6 +292,7 @@ private struct HeldOperation: OperationRequest, Sendable {
     with continuation: OperationContinuation<Int, any Error>
   ) async throws -> Int {
     self.started.open()
+    defer { self.returned.open() }
     let gate = self.gate
     let cancelled = self.cancelled
     let opensGateOnCancel = self.opensGateOnCancel

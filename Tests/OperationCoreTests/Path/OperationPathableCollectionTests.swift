@@ -87,19 +87,31 @@ import Testing
 
   @Test func `Update Inserts A New Item`() {
     var items = Self.items
-    let replaced = items.update(Item(path: ["post", 2]))
-    #expect(replaced == nil)
+    items.update(Item(path: ["post", 2]))
     #expect(items.count == 6)
     #expect(items.collection(matching: ["post"]).count == 2)
   }
 
   @Test func `Update Replaces The Item With The Same Path`() {
     var items = Self.items
-    let replaced = items.update(Item(path: ["user", 2], value: 42))
-    #expect(replaced == Item(path: ["user", 2]))
+    items.update(Item(path: ["user", 2], value: 42))
     #expect(items.count == 5)
     #expect(items[["user", 2]]?.value == 42)
     #expect(items.collection(matching: ["user", 2]).map(\.value) == [42])
+  }
+
+  @Test func `Update Returns Void Like Upstream`() {
+    // NB: Upstream code such as `client.withStores(matching: path) { stores, _ in
+    // stores.update(store) }` infers the closure's result from `update`; a non-`Void` result
+    // makes that call's result unused, which the compiler warns about.
+    func resultType<T>(of body: () -> T) -> Any.Type {
+      _ = body()
+      return T.self
+    }
+    var items = Self.items
+    let type = resultType { items.update(Item(path: ["user", 2], value: 1)) }
+    #expect(ObjectIdentifier(type) == ObjectIdentifier(Void.self), "update returned \(type)")
+    #expect(items[["user", 2]]?.value == 1)
   }
 
   @Test func `Remove Value For Path Removes Only That Exact Path`() {

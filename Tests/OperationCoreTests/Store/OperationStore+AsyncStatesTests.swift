@@ -36,4 +36,29 @@ import Testing
     iterator = nil
     #expect(store.subscriberCount == 0)
   }
+
+  @Test func `A Slow Consumer Gets The First State Then Only The Newest`() async {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: 0)
+    var iterator = store.states.makeAsyncIterator()
+    for value in 1...5 {
+      store.currentValue = value
+    }
+
+    #expect(await iterator.next()?.state.currentValue == 0)
+    #expect(await iterator.next()?.state.currentValue == 5)
+
+    store.currentValue = 6
+    store.currentValue = 7
+    #expect(await iterator.next()?.state.currentValue == 7)
+  }
+
+  @Test func `A Consumer That Keeps Up Gets Every Change`() async {
+    let store = OperationStore.detached(query: TestQuery(), initialValue: 0)
+    var iterator = store.states.makeAsyncIterator()
+    #expect(await iterator.next()?.state.currentValue == 0)
+    for value in 1...3 {
+      store.currentValue = value
+      #expect(await iterator.next()?.state.currentValue == value)
+    }
+  }
 }

@@ -70,4 +70,57 @@ import Testing
     #expect(empty.hashValue == OperationSubscription.empty.hashValue)
     #expect(empty != OperationSubscription {})
   }
+
+  @Test func `Combinations Of The Same Parts Are Equal And Hash Alike`() {
+    let first = OperationSubscription {}
+    let second = OperationSubscription {}
+    let combined = OperationSubscription.combined(first, second)
+    let again = OperationSubscription.combined([first, second])
+    #expect(combined == again)
+    #expect(combined.hashValue == again.hashValue)
+    #expect(Set([combined, again]).count == 1)
+  }
+
+  @Test func `Empty Combinations Are Equal And Hash Alike`() {
+    let combined = OperationSubscription.combined([])
+    #expect(combined == .combined([]))
+    #expect(combined.hashValue == OperationSubscription.combined([]).hashValue)
+  }
+
+  @Test func `Combinations Differ By Their Parts And Their Order`() {
+    let first = OperationSubscription {}
+    let second = OperationSubscription {}
+    let third = OperationSubscription {}
+    let combined = OperationSubscription.combined(first, second)
+    #expect(combined != .combined(second, first))
+    #expect(combined != .combined(first, third))
+    #expect(combined != .combined(first))
+    #expect(combined != first)
+    #expect(OperationSubscription.combined(first) != first)
+    #expect(Set([combined, .combined(second, first), .combined(first, third)]).count == 3)
+  }
+
+  @Test func `Equal Combinations Cancel Each Part Once`() {
+    let counter = CallCounter()
+    let part = OperationSubscription { counter.increment() }
+    let combined = OperationSubscription.combined(part)
+    let again = OperationSubscription.combined(part)
+    #expect(combined == again)
+    combined.cancel()
+    again.cancel()
+    #expect(counter.value == 1)
+  }
+
+  @Test func `Released Combination Cancels Its Parts`() {
+    let first = CallCounter()
+    let second = CallCounter()
+    do {
+      _ = OperationSubscription.combined(
+        OperationSubscription { first.increment() },
+        OperationSubscription { second.increment() }
+      )
+    }
+    #expect(first.value == 1)
+    #expect(second.value == 1)
+  }
 }
