@@ -1,6 +1,6 @@
 extension OperationStore {
-  /// The store's states as an `AsyncSequence`: the state at subscription first, then the newest
-  /// change each time the consumer asks.
+  /// The store's states as an `AsyncSequence`: the state at subscription first, then the changes,
+  /// of which a consumer that falls behind gets only the newest.
   ///
   /// Each iterator subscribes to the store (which may start an automatic run) and unsubscribes
   /// when it is released or its task is cancelled.
@@ -8,9 +8,11 @@ extension OperationStore {
   /// Buffering contract:
   /// - The first element is the state the store had when the iterator subscribed. It is always
   ///   delivered, however many changes happen before the first call to `next()`.
-  /// - After it, the iterator holds at most one change: the newest. A consumer that is slower
-  ///   than the store skips the states that were replaced while it was busy and receives the
-  ///   latest one; it never falls further behind than one state, and memory stays bounded.
+  /// - After it, the iterator holds at most ``AsyncStates/bufferedChangeLimit`` changes (8), the
+  ///   newest. A consumer that is slower than the store skips the older states that were replaced
+  ///   while it was busy and always reaches the latest one; it never falls further behind than
+  ///   that many states, and memory stays bounded. The few states it keeps let a consumer that
+  ///   was briefly busy still see a run's `loading` state before its value.
   /// - A consumer that keeps up (that is waiting in `next()` when the store changes) receives
   ///   every change, in order.
   /// - Elements are never repeated; the sequence ends (`next()` returns `nil`) when the iterating
@@ -38,18 +40,22 @@ extension OperationStore {
 
     let store: OperationStore<State>
 
+    /// The most changes an iterator keeps for a consumer that has not asked for them yet; older
+    /// ones are dropped.
+    public static var bufferedChangeLimit: Int { 8 }
+
     /// Subscribes to the store and returns an iterator over its states.
     ///
     /// - Returns: An iterator whose first element is the state at subscription.
     public func makeAsyncIterator() -> AsyncIterator {
       // NB: The store sends the current state to a new subscriber first. That state goes to a
       // stream of its own, so that it is never replaced; every later state goes to a stream that
-      // keeps only the newest.
+      // keeps only the newest few.
       let (initial, initialContinuation) = AsyncStream<Element>.makeStream(
         bufferingPolicy: .bufferingNewest(1)
       )
       let (changes, changesContinuation) = AsyncStream<Element>.makeStream(
-        bufferingPolicy: .bufferingNewest(1)
+        bufferingPolicy: .bufferingNewest(Self.bufferedChangeLimit)
       )
       let isFirst = Lock(true)
       let subscription = self.store.subscribe(

@@ -37,19 +37,35 @@ import Testing
     #expect(store.subscriberCount == 0)
   }
 
-  @Test func `A Slow Consumer Gets The First State Then Only The Newest`() async {
+  @Test func `A Slow Consumer Gets The First State Then Only The Newest Changes`() async {
+    let limit = OperationStore<QueryState<Int, any Error>>.AsyncStates.bufferedChangeLimit
     let store = OperationStore.detached(query: TestQuery(), initialValue: 0)
     var iterator = store.states.makeAsyncIterator()
-    for value in 1...5 {
+    for value in 1...(limit + 5) {
       store.currentValue = value
     }
 
     #expect(await iterator.next()?.state.currentValue == 0)
-    #expect(await iterator.next()?.state.currentValue == 5)
+    for value in 6...(limit + 5) {
+      #expect(await iterator.next()?.state.currentValue == value)
+    }
 
-    store.currentValue = 6
-    store.currentValue = 7
-    #expect(await iterator.next()?.state.currentValue == 7)
+    store.currentValue = 100
+    #expect(await iterator.next()?.state.currentValue == 100)
+  }
+
+  @Test func `A Fetch Seen From Behind Still Shows Loading Then The Value`() async throws {
+    let query = GatedQuery()
+    let store = OperationStore.detached(query: query, initialValue: nil)
+    var iterator = store.states.makeAsyncIterator()
+    let fetch = Task { try await store.fetch() }
+    await query.started.wait()
+    query.gate.open()
+    _ = try await fetch.value
+
+    #expect(await iterator.next()?.state.status.isIdle == true)
+    #expect(await iterator.next()?.state.isLoading == true)
+    #expect(await iterator.next()?.state.currentValue == 1)
   }
 
   @Test func `A Consumer That Keeps Up Gets Every Change`() async {
