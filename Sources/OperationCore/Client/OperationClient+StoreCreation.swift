@@ -22,11 +22,6 @@ extension OperationClient {
   public struct CreateStore: ~Copyable {
     let creator: any StoreCreator & Sendable
     let context: OperationContext
-    let types = TypeLog()
-
-    var operationTypes: [ObjectIdentifier: AnyType] {
-      self.types.types
-    }
   }
 }
 
@@ -42,7 +37,7 @@ extension OperationClient.CreateStore {
     initialState: Operation.State
   ) -> OperationStore<Operation.State> {
     let store = self.creator.store(for: operation, in: self.context, with: initialState)
-    self.types.record(Operation.self, for: store)
+    store.recordLookupOperationType(Operation.self)
     return store
   }
 
@@ -58,7 +53,7 @@ extension OperationClient.CreateStore {
     initialState: Query.State
   ) -> OperationStore<Query.State> {
     let store = self.creator.store(for: query, in: self.context, with: initialState)
-    self.types.record(Query.self, for: store)
+    store.recordLookupOperationType(Query.self)
     return store
   }
 
@@ -171,22 +166,5 @@ extension OperationClient {
       line: line,
       column: column
     )
-  }
-}
-
-/// The operation types of the stores a ``OperationClient/CreateStore`` made.
-final class TypeLog: Sendable {
-  /// The requested operation type of each store, by the store's identity, with the store, so
-  /// that no other store takes its address while the log lives.
-  private let entries = Lock<[ObjectIdentifier: (store: any Sendable, type: AnyType)]>([:])
-
-  /// The requested operation types, by the stores' identities.
-  var types: [ObjectIdentifier: AnyType] {
-    self.entries.withLock { $0.mapValues(\.type) }
-  }
-
-  /// Records the operation type a store was created for.
-  func record<State>(_ type: any Any.Type, for store: OperationStore<State>) {
-    self.entries.withLock { $0[ObjectIdentifier(store)] = (store, type) }
   }
 }

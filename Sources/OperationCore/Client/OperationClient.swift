@@ -143,7 +143,8 @@ extension OperationClient {
       )
       return store
     }
-    let opaque = OpaqueOperationStore(erasing: store, operationType: Operation.self)
+    store.recordLookupOperationType(Operation.self)
+    let opaque = OpaqueOperationStore(erasing: store)
     return self.lock.withLock { storage in
       let winner = self.storeCache.withStores { stores -> OpaqueOperationStore? in
         if let winner = stores[path] {
@@ -180,15 +181,10 @@ extension OperationClient {
     column: UInt
   ) {
     let warning = OperationWarning.duplicatePath(
-      expectedType: existing.operationType,
+      expectedType: existing.recordedOperationType ?? type(of: existing.base),
       foundType: requested
     )
-    // NB: Reporters are the user's code too, so the warning waits for the lock's release.
-    self.lock.withLock { _ in
-      self.lock.enqueue {
-        reportWarning(warning, fileID: fileID, filePath: filePath, line: line, column: column)
-      }
-    }
+    reportWarning(warning, fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// The store at exactly `path`, if any.
@@ -299,7 +295,7 @@ extension OperationClient {
       var stores = before
       let createStore = CreateStore(creator: self.storeCreator, context: self.defaultContext)
       let result = try body(&stores, createStore)
-      self.commit(from: before, to: stores, types: createStore.operationTypes)
+      self.commit(from: before, to: stores)
       return result
     }
   }
@@ -326,8 +322,7 @@ extension OperationClient {
       let result = try body(&stores, createStore)
       self.commit(
         from: OperationPathableCollection(before.map { OpaqueOperationStore(erasing: $0) }),
-        to: OperationPathableCollection(stores.map { OpaqueOperationStore(erasing: $0) }),
-        types: createStore.operationTypes
+        to: OperationPathableCollection(stores.map { OpaqueOperationStore(erasing: $0) })
       )
       return result
     }
@@ -335,8 +330,7 @@ extension OperationClient {
 
   private func commit(
     from before: OperationPathableCollection<OpaqueOperationStore>,
-    to after: OperationPathableCollection<OpaqueOperationStore>,
-    types: [ObjectIdentifier: AnyType]
+    to after: OperationPathableCollection<OpaqueOperationStore>
   ) {
     var added = OperationPathableCollection<OpaqueOperationStore>()
     var removed = OperationPathableCollection<OpaqueOperationStore>()
@@ -344,13 +338,7 @@ extension OperationClient {
       if let old = before[store.path], old.base as AnyObject === store.base as AnyObject {
         continue
       }
-      // NB: A store that `createStore` made is looked up by the type of operation it was asked
-      // for, which its creator may have wrapped in modifiers; any other store by its own.
-      if let type = types[ObjectIdentifier(store.base as AnyObject)] {
-        added.update(store.recordingOperationType(type))
-      } else {
-        added.update(store)
-      }
+      added.update(store)
     }
     for store in before where after[store.path] == nil {
       removed.update(store)
@@ -497,6 +485,3 @@ private struct ClientReference: Sendable {
     self.strong = strong
   }
 }
-
-/// Any metatype.
-typealias AnyType = any Any.Type

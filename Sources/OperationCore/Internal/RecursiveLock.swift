@@ -135,13 +135,19 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
       if deliversNow {
         header.pointee.isDelivering = true
       }
+      // NB: A lock is listed once however often it is released under another lock; the flag is
+      // cleared when its effects are delivered.
+      let defers = hasEffects && !deliversNow && !header.pointee.isDeferred
+      if defers {
+        header.pointee.isDeferred = true
+      }
       self.release()
       if deliversNow {
         self.deliver()
-      } else if hasEffects {
+      } else if defers {
         thread.deferred.append(self)
       }
-      if thread.depth == 0 && !thread.deferred.isEmpty {
+      if thread.depth == 0 && thread.hasDeferredWork {
         thread.deliverDeferred()
       }
     }
@@ -149,6 +155,7 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
     func deliverIfIdle() {
       let header = self.headerPointer
       _ = self.acquire()
+      header.pointee.isDeferred = false
       let deliversNow = !header.pointee.isDelivering && !header.pointee.effects.isEmpty
       if deliversNow {
         header.pointee.isDelivering = true
@@ -186,6 +193,20 @@ package enum LibraryLocks {
   package static var areHeldByCurrentThread: Bool {
     LockedThread.current.depth > 0
   }
+
+  /// Runs `body` now when the thread holds no `RecursiveLock`, and otherwise right after the
+  /// thread releases the last one, on the same thread.
+  ///
+  /// Code that may run under a store's lock, such as a state's methods, reports warnings through
+  /// this, so that issue reporters never run under a library lock.
+  package static func afterRelease(_ body: @escaping () -> Void) {
+    let thread = LockedThread.current
+    if thread.depth > 0 {
+      thread.pending.append(body)
+    } else {
+      body()
+    }
+  }
 }
 
 /// The mutex and bookkeeping of a ``RecursiveLock``, kept apart from its value so that they are
@@ -195,6 +216,8 @@ private struct RecursiveLockHeader {
   var depth = 0
   var effects = [@Sendable () -> Void]()
   var isDelivering = false
+  /// Whether a thread has listed this lock to deliver its effects at the thread's last release.
+  var isDeferred = false
 }
 
 /// A lock whose effects wait for its thread to release every `RecursiveLock`.
@@ -209,6 +232,11 @@ private protocol DeferredEffects: AnyObject {
 private final class LockedThread {
   var depth = 0
   var deferred = [any DeferredEffects]()
+  var pending = [() -> Void]()
+
+  var hasDeferredWork: Bool {
+    !self.deferred.isEmpty || !self.pending.isEmpty
+  }
 
   /// The current thread's record, made on first use and released when the thread exits.
   static var current: LockedThread {
@@ -225,11 +253,16 @@ private final class LockedThread {
   /// An effect may take and release locks itself, which can defer more locks; they are
   /// delivered by the same loop.
   func deliverDeferred() {
-    while !self.deferred.isEmpty {
+    while self.hasDeferredWork {
       let locks = self.deferred
       self.deferred.removeAll()
       for lock in locks {
         lock.deliverIfIdle()
+      }
+      let pending = self.pending
+      self.pending.removeAll()
+      for body in pending {
+        body()
       }
     }
   }

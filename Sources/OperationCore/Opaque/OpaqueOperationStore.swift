@@ -14,51 +14,37 @@ public final class OpaqueOperationStore: Sendable {
   /// - Parameter base: The store to erase.
   public init(erasing base: OperationStore<some OperationState & Sendable>) {
     self.erased = base
-    self.operationType = base.operationType
+    self.operationType = base.lookupOperationType
   }
 
-  /// Erases a store that a client created for an operation of a given type.
+  /// The type of operation that finds this store in a client, as the store recorded it when
+  /// erased: the type a client or `createStore` was asked for when it made the store, or the
+  /// first type that found it; `nil` for a store that no operation has found yet.
   ///
-  /// - Parameters:
-  ///   - base: The store to erase.
-  ///   - operationType: The type of operation the client was asked for; the store's creator may
-  ///     have wrapped it in modifiers. `base` must have the state of that type.
-  package init(
-    erasing base: OperationStore<some OperationState & Sendable>,
-    operationType: any Any.Type
-  ) {
-    self.erased = base
-    self.operationType = operationType
-  }
-
-  /// The same store, looked up by another type of operation.
-  package func recordingOperationType(_ operationType: any Any.Type) -> OpaqueOperationStore {
-    OpaqueOperationStore(erased: self.erased, operationType: operationType)
-  }
-
-  private init(erased: any ErasedStore, operationType: any Any.Type) {
-    self.erased = erased
-    self.operationType = operationType
-  }
-
-  /// The type of operation that finds this store in a client: the type a client was asked for
-  /// when it created the store, and otherwise the type of operation the store runs.
-  ///
-  /// This is the only record of it: a client checks it on every lookup, so that a path taken by
-  /// another type of operation is caught.
-  package let operationType: any Any.Type
+  /// The store keeps the record; this copy spares every lookup the store's lock.
+  package let operationType: (any Any.Type)?
 
   /// The typed store, when this store is found by operations of type `operation`.
   ///
   /// Comparing the recorded type costs less than casting ``base``, and the state type follows
-  /// from the operation type.
+  /// from the operation type. A store with no recorded type (one that joined a client through
+  /// `withStores` without `createStore`) is found by the first type whose state it has, which
+  /// it then records, as swift-operation 0.5 does.
   package func store<Operation: StatefulOperationRequest>(
     madeFor operation: Operation.Type
   ) -> OperationStore<Operation.State>? {
-    guard self.operationType == Operation.self else {
-      return nil
+    if let operationType = self.operationType {
+      guard operationType == Operation.self else { return nil }
+      return unsafeDowncast(self.erased, to: OperationStore<Operation.State>.self)
     }
-    return unsafeDowncast(self.erased, to: OperationStore<Operation.State>.self)
+    guard let store = self.erased as? OperationStore<Operation.State> else { return nil }
+    return store.recordLookupOperationType(Operation.self) == Operation.self ? store : nil
+  }
+
+  /// The type of operation that finds this store now, read from the store when this copy has
+  /// none.
+  package var recordedOperationType: (any Any.Type)? {
+    self.operationType ?? self.erased.lookupOperationType
   }
 
   /// The typed store, as `any Sendable`.
@@ -202,6 +188,7 @@ extension OpaqueOperationStore: OperationPathable {
 
 private protocol ErasedStore: AnyObject, Sendable {
   var path: OperationPath { get }
+  var lookupOperationType: (any Any.Type)? { get }
   var erasedContext: OperationContext { get set }
   var erasedState: any OperationState & Sendable { get }
   var isAutomaticRunningEnabled: Bool { get }

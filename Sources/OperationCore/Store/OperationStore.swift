@@ -54,6 +54,8 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     var eventSink: OperationEventSink?
     /// The subscriptions of the context's controllers, released (and so cancelled) with the store.
     var controllerSubscriptions = [OperationSubscription]()
+    /// The type of operation that finds this store in a client; see `lookupOperationType`.
+    var lookupOperationType: (any Any.Type)?
   }
 
   package init<Operation: StatefulOperationRequest>(
@@ -205,9 +207,26 @@ extension OperationStore {
     Self.isAutomaticRunningEnabled(in: self.context)
   }
 
-  /// The type of operation the store runs, modifiers included.
-  package var operationType: any Any.Type {
-    self.operation.operationType
+  /// The type of operation that finds this store in a client: the type that a client or
+  /// `createStore` was asked for when it made the store (the creator may wrap it in modifiers),
+  /// or the first type that found it; `nil` until then.
+  package var lookupOperationType: (any Any.Type)? {
+    self.lock.withLock { $0.lookupOperationType }
+  }
+
+  /// Records the type of operation that finds this store, unless one is recorded already.
+  ///
+  /// - Parameter type: The type.
+  /// - Returns: The recorded type.
+  @discardableResult
+  package func recordLookupOperationType(_ type: any Any.Type) -> any Any.Type {
+    self.lock.withLock { storage in
+      if let recorded = storage.lookupOperationType {
+        return recorded
+      }
+      storage.lookupOperationType = type
+      return type
+    }
   }
 
   private static func isStale(_ state: State, in context: OperationContext) -> Bool {
@@ -392,7 +411,7 @@ extension OperationStore {
     let result = result
     self.lock.withLock { storage in
       guard !run.hasReturned else {
-        self.lock.enqueue { reportWarning(.queryYieldedAfterReturning(result)) }
+        reportWarning(.queryYieldedAfterReturning(result))
         return
       }
       if Self.hasReceivers(storage, runHandler: handler) {
@@ -435,13 +454,13 @@ extension OperationStore {
       return (id, storage.subscribers.count == 1 ? (state, context) : nil)
     }
     // NB: The run specification and the stale predicates are the user's code, so they run on
-    // the snapshot after the lock is released. The run starts only if the subscriber is still
-    // there and no other automatic run started meanwhile.
+    // the snapshot after the lock is released. The run starts if the store still has a
+    // subscriber (this one, or one that came meanwhile) and no other automatic run started.
     if let (state, context) = snapshot, Self.isAutomaticRunningEnabled(in: context),
       Self.isStale(state, in: context)
     {
       let automaticRun = self.lock.withLock { storage in
-        guard storage.automaticRunTask == nil, storage.subscribers.contains(id: id) else {
+        guard storage.automaticRunTask == nil, storage.subscribers.count > 0 else {
           return nil as OperationTask<State.OperationValue, State.Failure>?
         }
         let task = self.makeTask(
@@ -590,12 +609,6 @@ private struct RunEventHandler: Sendable {
 // NB: `@unchecked Sendable` is safe because this class has no state; the subclasses hold the
 // operation and say why sharing them is safe.
 private class RunBox<State: OperationState & Sendable>: @unchecked Sendable {
-  /// The type of the operation, modifiers included.
-  var operationType: any Any.Type {
-    // NB: Unreachable: stores only make the subclasses, which override this property.
-    fatalError("RunBox subclasses override operationType")
-  }
-
   func run(
     in context: OperationContext,
     with continuation: OperationContinuation<State.OperationValue, State.Failure>
@@ -627,10 +640,6 @@ where Operation.State: Sendable {
 
   init(_ operation: sending Operation) {
     self.operation = operation
-  }
-
-  override var operationType: any Any.Type {
-    Operation.self
   }
 
   override func run(

@@ -20,11 +20,6 @@ struct Subscribers<Handler> {
     return id
   }
 
-  /// Whether the handler with an id is still subscribed.
-  func contains(id: Int) -> Bool {
-    self.indexByID[id] != nil
-  }
-
   /// Removes the handler with an id; returns whether it was there.
   @discardableResult
   mutating func remove(id: Int) -> Bool {

@@ -2,7 +2,9 @@ import IssueReporting
 
 /// Reports a warning as an issue: a test failure under a test runner, a runtime warning otherwise.
 ///
-/// The issue's comment is the warning's message, so tests can match it exactly.
+/// The issue's comment is the warning's message, so tests can match it exactly. A warning raised
+/// while the thread holds a store's or a client's lock is reported right after the thread
+/// releases it, so that issue reporters never run under a library lock.
 @_spi(Warnings)
 public func reportWarning(
   _ warning: OperationWarning,
@@ -11,5 +13,7 @@ public func reportWarning(
   line: UInt = #line,
   column: UInt = #column
 ) {
-  reportIssue(warning.message, fileID: fileID, filePath: filePath, line: line, column: column)
+  LibraryLocks.afterRelease {
+    reportIssue(warning.message, fileID: fileID, filePath: filePath, line: line, column: column)
+  }
 }

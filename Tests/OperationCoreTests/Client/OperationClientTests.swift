@@ -329,6 +329,29 @@ import Testing
     #expect(client.store(for: PathQuery(value: 2, path: ["joined"])) === joined)
   }
 
+  @Test func `A Client's Store That Rejoins After Being Cleared Is Found By Its Operation`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let store = client.store(for: PathQuery(value: 1, path: ["rejoin"]))
+    client.clearStore(with: ["rejoin"])
+    client.withStores(matching: []) { stores, _ in
+      stores.update(OpaqueOperationStore(erasing: store))
+    }
+    #expect(client.store(for: PathQuery(value: 1, path: ["rejoin"])) === store)
+  }
+
+  @Test func `A Joined Store With Modifiers Is Found By The First Operation With Its State`() {
+    let client = OperationClient(storeCreator: .defaultTesting)
+    let joined = OperationStore.detached(
+      query: PathQuery(value: 1, path: ["lenient"]).retry(limit: 1),
+      initialValue: nil
+    )
+    client.withStores(matching: []) { stores, _ in
+      stores.update(OpaqueOperationStore(erasing: joined))
+    }
+    #expect(client.store(for: PathQuery(value: 1, path: ["lenient"])) === joined)
+    #expect(client.store(for: PathQuery(value: 1, path: ["lenient"])) === joined)
+  }
+
   @Test func `A Store Made By Create Store Is Found By The Requested Operation`() {
     let client = OperationClient(storeCreator: .defaultTesting)
     let made = client.withStores(matching: []) { stores, createStore in

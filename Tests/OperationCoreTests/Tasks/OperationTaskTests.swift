@@ -313,16 +313,25 @@ import Testing
   }
 
   @Test func `Scheduling Two Tasks After Each Other At Once Adds One Edge Only`() async {
-    await withKnownIssue(isIntermittent: true) {
-      for _ in 0..<50 {
-        let first = OperationTask<Int, any Error>(context: OperationContext()) { _, _ in 1 }
-        let second = OperationTask<Int, any Error>(context: OperationContext()) { _, _ in 2 }
+    var edgeCounts = [Int]()
+    for _ in 0..<50 {
+      let first = OperationTask<Int, any Error>(context: OperationContext()) { _, _ in 1 }
+      let second = OperationTask<Int, any Error>(context: OperationContext()) { _, _ in 2 }
+      // NB: Whichever scheduling comes second closes a cycle, which is reported (in debug
+      // builds) and not added.
+      await withKnownIssue(isIntermittent: true) {
         await withTaskGroup(of: Void.self) { group in
           group.addTask { first.schedule(after: second) }
           group.addTask { second.schedule(after: first) }
         }
-        #expect(first.dependencyCount + second.dependencyCount == 1)
+      } matching: { issue in
+        issue.comments.contains {
+          $0.rawValue.contains("circular") || $0.rawValue.contains("cycle")
+        }
       }
+      edgeCounts.append(first.dependencyCount + second.dependencyCount)
     }
+    #expect(edgeCounts.allSatisfy { $0 == 1 })
   }
+
 }
