@@ -606,15 +606,15 @@ private struct RunEventHandler: Sendable {
 ///
 /// The operation lives in a subclass typed by it, inline, rather than in an existential box:
 /// that saves every store an allocation.
-// NB: `@unchecked Sendable` is safe because this class has no state; the subclasses hold the
-// operation and say why sharing them is safe.
+// NB: `@unchecked Sendable` is safe because this class has no state; its one subclass,
+// `IsolatedRunBox`, holds the operation and says why sharing it is safe.
 private class RunBox<State: OperationState & Sendable>: @unchecked Sendable {
   func run(
     in context: OperationContext,
     with continuation: OperationContinuation<State.OperationValue, State.Failure>
   ) async throws(State.Failure) -> State.OperationValue {
-    // NB: Unreachable: stores only make the subclasses, which override this method.
-    fatalError("RunBox subclasses override run(in:with:)")
+    // NB: Unreachable: stores only make `IsolatedRunBox`es, which override this method.
+    fatalError("IsolatedRunBox overrides run(in:with:)")
   }
 }
 
