@@ -391,7 +391,7 @@ private final class OperationTaskCore: Sendable {
     // NB: The cycle check and the new edge happen under one lock that every scheduling takes, so
     // that `a.schedule(after: b)` and `b.schedule(after: a)` on two threads cannot both pass the
     // check and deadlock each other. Tasks' own locks are taken inside it, never the reverse.
-    let cycle = schedulingLock.withLock { _ -> [OperationTaskInfo]? in
+    let cycle = schedulingLock.withLock { edgeCount -> [OperationTaskInfo]? in
       if let cycle = dependency.chain(to: self) {
         return cycle
       }
@@ -399,6 +399,7 @@ private final class OperationTaskCore: Sendable {
         guard state.task == nil, state.result == nil else { return }
         guard !state.dependencies.contains(where: { $0.core === dependency }) else { return }
         state.dependencies.append(Dependency(core: dependency, run: run))
+        edgeCount &+= 1
       }
       return nil
     }
@@ -432,4 +433,8 @@ private final class OperationTaskCore: Sendable {
 }
 
 /// Orders every `schedule(after:)`, so that its cycle check and the edge it adds are one step.
-private let schedulingLock = Lock(())
+///
+/// It guards the number of edges ever added, a value of its own: with an empty value, the value's
+/// address is the start of the lock's storage, and the thread sanitizer took every thread's
+/// unlocked read there (the object's header) for a race with the locked access to the value.
+private let schedulingLock = Lock(0)
