@@ -409,6 +409,7 @@ extension OperationStore {
     var context = context
     context.operationResultUpdateReason = .yieldedResult
     let result = result
+    context.yieldWillLockStore?()
     self.lock.withLock { storage in
       guard !run.hasReturned else {
         reportWarning(.queryYieldedAfterReturning(result))
@@ -562,6 +563,17 @@ extension OperationContext {
 }
 
 extension OperationContext {
+  /// Called by a yield right before it takes the store's lock, so that a test can hold a yield
+  /// there while the run returns.
+  package var yieldWillLockStore: (@Sendable () -> Void)? {
+    get { self[YieldWillLockStoreKey.self] }
+    set { self[YieldWillLockStoreKey.self] = newValue }
+  }
+
+  private enum YieldWillLockStoreKey: Key {
+    static let defaultValue: (@Sendable () -> Void)? = nil
+  }
+
   /// Where an operation sends events of its own kind during a run, for example the page events
   /// of a paginated request; `nil` outside a store's run.
   ///

@@ -358,6 +358,36 @@ import Testing
     #expect(store.valueUpdateCount == 1)
   }
 
+  @Test func `A Yield That Reaches The Lock After The Run Returned Does Not Overwrite It`()
+    async throws
+  {
+    let query = RacingYieldQuery()
+    let store = OperationStore.detached(query: query, initialValue: nil)
+    let runFinished = DispatchSemaphore(value: 0)
+    store.context.yieldWillLockStore = {
+      query.yieldIsWaiting.open()
+      runFinished.wait()
+    }
+
+    let fetched = Lock<Int?>(nil)
+    await withKnownIssue {
+      let value = try? await store.fetch()
+      fetched.withLock { $0 = value }
+      runFinished.signal()
+      await query.yielded.wait()
+    } matching: { issue in
+      issue.comments.contains(
+        Comment(
+          rawValue: OperationWarning.queryYieldedAfterReturning(Result<Int, any Error>.success(99))
+            .message
+        )
+      )
+    }
+    #expect(fetched.withLock { $0 } == 1)
+    #expect(store.currentValue == 1)
+    #expect(store.valueUpdateCount == 1)
+  }
+
   // MARK: - Direct updates
 
   @Test func `Setting The Current Value Notifies Subscribers`() {
@@ -650,5 +680,32 @@ private struct LockCheckingRunSpecification: OperationRunSpecification, Sendable
     onChange: @escaping @Sendable () -> Void
   ) -> OperationSubscription {
     .empty
+  }
+}
+
+/// A query that yields `99` from another task while it returns `1`: the yield starts before the
+/// run returns, and the test holds it right before it takes the store's lock until the run has
+/// finished.
+private struct RacingYieldQuery: QueryRequest {
+  let yieldIsWaiting = Gate()
+  let yielded = Gate()
+
+  var path: OperationPath {
+    ["racing-yield", ObjectIdentifier(self.yielded)]
+  }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, any Error>
+  ) async throws -> Int {
+    let yielded = self.yielded
+    // NB: Not detached, so that the warning the yield reports reaches the test's known issue.
+    Task {
+      continuation.yield(99)
+      yielded.open()
+    }
+    await self.yieldIsWaiting.wait()
+    return 1
   }
 }
