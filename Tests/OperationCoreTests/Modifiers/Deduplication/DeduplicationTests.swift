@@ -180,60 +180,60 @@ import Testing
     return (query, store, joins)
   }
 
-  @Test func `Concurrent Fetches Of The Initial Page Fetch It Once`() async throws {
-    let (query, store, joins) = self.paginatedStore([0: "a"])
-    let started = Gate()
-    let release = Gate()
-    query.hold(started: started, release: release)
+  /// Two concurrent fetches of one page of a deduplicated paginated store.
+  enum PageFetch: CaseIterable, Sendable {
+    case initial, next, previous
 
-    let first = store.fetchPreviousPageTask()
-    let second = store.fetchPreviousPageTask()
-    async let firstPage = first.runIfNeeded()
-    async let secondPage = second.runIfNeeded()
-    await joins.wait(for: 2)
-    release.open()
+    var values: [Int: String] {
+      switch self {
+      case .initial: [0: "a"]
+      case .next: [0: "a", 1: "b"]
+      case .previous: [0: "a", -1: "b"]
+      }
+    }
 
-    #expect(try await firstPage == Page(id: 0, value: "a"))
-    #expect(try await secondPage == Page(id: 0, value: "a"))
-    #expect(query.fetchedPageIds == [0])
+    /// The page both fetches want, and the pages the request fetched in all.
+    var expected: (page: Page<Int, String>, fetchedPageIds: [Int]) {
+      switch self {
+      case .initial: (Page(id: 0, value: "a"), [0])
+      case .next: (Page(id: 1, value: "b"), [0, 1])
+      case .previous: (Page(id: -1, value: "b"), [0, -1])
+      }
+    }
+
+    /// Fetches the initial page first, unless the initial page is the one to fetch.
+    func prepare(_ store: OperationStore<PaginatedState<Int, String, any Error>>) async throws {
+      if self != .initial {
+        try await store.fetchNextPage()
+      }
+    }
+
+    func task(
+      _ store: OperationStore<PaginatedState<Int, String, any Error>>
+    ) -> OperationTask<Page<Int, String>?, any Error> {
+      self == .next ? store.fetchNextPageTask() : store.fetchPreviousPageTask()
+    }
   }
 
-  @Test func `Concurrent Fetches Of The Next Page Fetch It Once`() async throws {
-    let (query, store, joins) = self.paginatedStore([0: "a", 1: "b"])
-    try await store.fetchNextPage()
+  @Test(arguments: PageFetch.allCases)
+  func `Concurrent Fetches Of One Page Fetch It Once`(fetch: PageFetch) async throws {
+    let (query, store, joins) = self.paginatedStore(fetch.values)
+    try await fetch.prepare(store)
+    let joinsBefore = joins.joins.count
     let started = Gate()
     let release = Gate()
     query.hold(started: started, release: release)
 
-    let first = store.fetchNextPageTask()
-    let second = store.fetchNextPageTask()
+    let first = fetch.task(store)
+    let second = fetch.task(store)
     async let firstPage = first.runIfNeeded()
     async let secondPage = second.runIfNeeded()
-    await joins.wait(for: 3)
+    await joins.wait(for: joinsBefore + 2)
     release.open()
 
-    #expect(try await firstPage == Page(id: 1, value: "b"))
-    #expect(try await secondPage == Page(id: 1, value: "b"))
-    #expect(query.fetchedPageIds == [0, 1])
-  }
-
-  @Test func `Concurrent Fetches Of The Previous Page Fetch It Once`() async throws {
-    let (query, store, joins) = self.paginatedStore([0: "a", -1: "b"])
-    try await store.fetchPreviousPage()
-    let started = Gate()
-    let release = Gate()
-    query.hold(started: started, release: release)
-
-    let first = store.fetchPreviousPageTask()
-    let second = store.fetchPreviousPageTask()
-    async let firstPage = first.runIfNeeded()
-    async let secondPage = second.runIfNeeded()
-    await joins.wait(for: 3)
-    release.open()
-
-    #expect(try await firstPage == Page(id: -1, value: "b"))
-    #expect(try await secondPage == Page(id: -1, value: "b"))
-    #expect(query.fetchedPageIds == [0, -1])
+    #expect(try await firstPage == fetch.expected.page)
+    #expect(try await secondPage == fetch.expected.page)
+    #expect(query.fetchedPageIds == fetch.expected.fetchedPageIds)
   }
 
   @Test func `Concurrent Refetches Of All Pages Fetch Each Page Once`() async throws {
