@@ -21,11 +21,17 @@ let package = Package(
     // `@Process`), after SwiftedMind/Processed, bridged to the core's stores and requests.
     .library(name: "Processed", targets: ["Processed"]),
     .library(name: "SharingOperation", targets: ["SharingOperation"]),
+    // Chains, result passing, groups, conditions, observers, mutual exclusion and progress on
+    // structured concurrency (after 3Squared/PeakOperation and danthorpe/Operations).
+    .library(name: "OperationGraph", targets: ["OperationGraph"]),
   ],
   traits: [
     .trait(
       name: "SwiftOperationLogging",
-      description: "Adds the logDuration(with:at:) modifier and OperationContext.operationLogger."
+      description: """
+        Adds the logDuration(with:at:) modifier, OperationContext.operationLogger and the graph's \
+        LoggingObserver.
+        """
     )
   ],
   dependencies: [
@@ -83,6 +89,20 @@ let package = Package(
       name: "Processed",
       dependencies: ["OperationCore"]
     ),
+    // OperationGraph: combinators over requests and a dependency-graph runner (issue 13). The
+    // logging observer needs swift-log, so only the `SwiftOperationLogging` trait links it.
+    .target(
+      name: "OperationGraph",
+      dependencies: [
+        "OperationCore",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(
+          name: "Logging",
+          package: "swift-log",
+          condition: .when(traits: ["SwiftOperationLogging"])
+        ),
+      ]
+    ),
     .target(
       name: "SharingOperation",
       dependencies: [
@@ -117,6 +137,23 @@ let package = Package(
         "OperationCore",
         "OperationTestSupport",
         "Processed",
+      ]
+    ),
+    .testTarget(
+      name: "OperationGraphTests",
+      dependencies: [
+        "OperationCore",
+        "OperationGraph",
+        "OperationTestSupport",
+        // NB: Lets `reportIssue` record warnings as Swift Testing issues, which `withKnownIssue`
+        // matches; without it they are only printed.
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        // NB: The logging observer's tests build a `Logger` with a capturing handler.
+        .product(
+          name: "Logging",
+          package: "swift-log",
+          condition: .when(traits: ["SwiftOperationLogging"])
+        ),
       ]
     ),
     .testTarget(

@@ -1,0 +1,21 @@
+import OperationGraph
+import Testing
+
+@Suite struct `Exports tests` {
+  @Test func `Importing The Graph Module Brings The Core's Requests`() async throws {
+    let runner = OperationRunner(operation: ConstantRequest(value: 3))
+    #expect(try await runner.run() == 3)
+  }
+}
+
+private struct ConstantRequest: OperationRequest, Sendable {
+  let value: Int
+
+  func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, Never>
+  ) async -> Int {
+    self.value
+  }
+}
