@@ -1,0 +1,866 @@
+@_spi(Warnings) import OperationCore
+import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// Runs pieces of work with dependencies between them: a directed acyclic graph of nodes, run on
+/// structured concurrency.
+///
+/// Add nodes (requests, closures, stores, groups), say which nodes each waits for, then run the
+/// graph. A node starts when every node it depends on has finished, its conditions are satisfied
+/// and a slot under the concurrency limit is free; the run returns when every node has finished,
+/// including nodes added while it runs.
+///
+/// ```swift
+/// let graph = WorkGraph(maxConcurrentNodes: 4)
+/// let user = try graph.add(UserRequest(id: 1))
+/// let posts = try graph.add(PostsRequest(userID: 1))
+/// let feed = try graph.add(after: [user, posts]) { context in
+///   Feed(user: try context.value(of: user), posts: try context.value(of: posts))
+/// }
+/// let report = await graph.run()
+/// print(graph.result(of: feed) as Any)
+/// print(report.errors)
+/// ```
+///
+/// The contract:
+/// - A node runs at most once, and only after all of its dependencies have finished, whatever
+///   their outcome: a plain dependency orders work, it does not gate it. To run only after
+///   dependencies that succeeded, add a ``NoFailedDependenciesCondition``, or consume a
+///   dependency's value with ``add(consuming:name:conditions:observers:_:)``.
+/// - At most `maxConcurrentNodes` nodes run at once; nodes start in the order they became ready.
+/// - Adding a dependency that would close a cycle throws ``GraphError`` with the cycle; a graph
+///   never hangs on a cycle.
+/// - Cancelling a node that has not started ends it without running, once its own dependencies
+///   have finished; cancelling a running node cancels its task, and the node ends
+///   ``NodeOutcome/cancelled(_:)`` whatever its work returns. Cancelling the task that awaits
+///   ``run()`` cancels every node.
+/// - Every wait (a delay, a timeout, a retry's backoff) reads the delayer and clock of the
+///   graph's `context`, so tests never sleep.
+///
+/// A graph runs once. Nodes can be added until its run has finished.
+public final class WorkGraph: Sendable {
+  /// The graph's name, if it was given one.
+  public let name: String?
+
+  /// The most nodes that run at once.
+  public let maxConcurrentNodes: Int
+
+  /// The context every node's work runs with.
+  public let context: OperationContext
+
+  package let identity: Int
+  private let observers: [any GraphObserver]
+  private let state: Lock<State>
+
+  /// Creates an empty graph.
+  ///
+  /// - Parameters:
+  ///   - name: The graph's name, for logs.
+  ///   - maxConcurrentNodes: The most nodes that run at once; at least 1 (a smaller number is
+  ///     reported as an issue and taken as 1).
+  ///   - context: The context every node runs with: its delayer and clock serve every wait.
+  ///   - observers: Observers attached to every node of the graph, as a queue's delegate is.
+  public init(
+    name: String? = nil,
+    maxConcurrentNodes: Int = 64,
+    context: OperationContext = OperationContext(),
+    observers: [any GraphObserver] = []
+  ) {
+    var limit = maxConcurrentNodes
+    if limit < 1 {
+      reportWarning(.graphConcurrencyLimit(limit))
+      limit = 1
+    }
+    self.name = name
+    self.maxConcurrentNodes = limit
+    self.context = context
+    self.observers = observers
+    self.identity = nextGraphIdentity.add(1, ordering: .relaxed).newValue
+    self.state = Lock(State(machine: GraphStateMachine(concurrencyLimit: limit)))
+  }
+
+  // MARK: - Running
+
+  /// Runs the graph until every node has finished, including nodes added while it runs.
+  ///
+  /// Calling it again while the graph runs waits for the same run; calling it after the run
+  /// returns the same report at once. Cancelling the calling task cancels every node.
+  ///
+  /// - Returns: The report of every node.
+  @discardableResult
+  public func run() async -> GraphReport {
+    await self.run(cancellationErrors: { [] })
+  }
+
+  /// Runs the graph; a cancellation of the calling task cancels every node with the errors that
+  /// `cancellationErrors` gives then.
+  package func run(cancellationErrors: @escaping @Sendable () -> [any Error]) async -> GraphReport {
+    self.start()
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let isFinished = self.state.withLock { state in
+          guard state.machine.lifecycle != .finished else { return true }
+          state.runWaiters.append(continuation)
+          return false
+        }
+        if isFinished {
+          continuation.resume()
+        }
+      }
+    } onCancel: {
+      self.cancelAll(with: cancellationErrors())
+    }
+    return self.report
+  }
+
+  /// Starts the graph's run without waiting for it.
+  package func start() {
+    let now = self.context.operationClock.now()
+    let actions = self.state.withLock { state in
+      let actions = state.machine.start()
+      state.recordEnds(actions, now: now)
+      return actions
+    }
+    self.perform(actions)
+  }
+
+  /// The errors a node was cancelled with so far.
+  package func cancellationErrors(of node: GraphNodeID) -> [any Error] {
+    self.state.withLock { $0.payloads[node.index].cancellationErrors }
+  }
+
+  /// Stops starting nodes; nodes that run go on. Nodes whose dependencies finish meanwhile wait
+  /// as ``NodeStatus/ready``.
+  public func suspend() {
+    self.state.withLock { $0.machine.suspend() }
+  }
+
+  /// Starts nodes again after ``suspend()``.
+  public func resume() {
+    self.perform(self.state.withLock { $0.machine.resume() })
+  }
+
+  /// Whether the graph is suspended.
+  public var isSuspended: Bool {
+    self.state.withLock { $0.machine.isSuspended }
+  }
+
+  /// Whether every node of a graph that ran has finished.
+  public var isFinished: Bool {
+    self.state.withLock { $0.machine.lifecycle == .finished }
+  }
+
+  // MARK: - Cancelling
+
+  /// Cancels a node.
+  ///
+  /// A node that has not started ends ``NodeOutcome/cancelled(_:)`` without running, once its
+  /// own dependencies have finished (nodes that depend on it still run after it, as they would
+  /// after a node that failed). A running node's task is cancelled, and the node ends cancelled
+  /// whatever its work returns. A finished node stays as it was. Observers hear of the first
+  /// cancellation only.
+  ///
+  /// - Parameters:
+  ///   - node: A node of this graph.
+  ///   - errors: Errors to end the node with (a timeout, say); cancelling a group with errors
+  ///     cancels its children with a ``GraphParentCancelledError`` that carries them.
+  public func cancel(_ node: some GraphNodeReference, with errors: [any Error] = []) {
+    guard node.id.graph == self.identity else { return }
+    let index = node.id.index
+    let now = self.context.operationClock.now()
+    let (actions, info) = self.state.withLock {
+      state -> ([GraphStateMachine.Action], NodeInfo?) in
+      guard state.machine.nodes.indices.contains(index),
+        !state.machine.nodes[index].isEnding
+      else { return ([], nil) }
+      state.payloads[index].cancellationErrors += errors
+      let (isFirst, actions) = state.machine.cancel(index)
+      state.recordEnds(actions, now: now)
+      let notifies = isFirst && !state.payloads[index].observers.isEmpty
+      return (actions, notifies ? self.info(index, in: state) : nil)
+    }
+    if let info {
+      self.notifyCancelled(info, errors: errors)
+    }
+    self.perform(actions)
+  }
+
+  /// Cancels every node that has not finished, and every node added from now on.
+  ///
+  /// - Parameter errors: Errors to end the nodes with.
+  public func cancelAll(with errors: [any Error] = []) {
+    let now = self.context.operationClock.now()
+    let (infos, actions) = self.state.withLock {
+      state -> ([NodeInfo], [GraphStateMachine.Action]) in
+      state.cancellationErrors += errors
+      for index in state.machine.nodes.indices where !state.machine.nodes[index].isEnding {
+        state.payloads[index].cancellationErrors += errors
+      }
+      let (cancelled, actions) = state.machine.cancelAll()
+      state.recordEnds(actions, now: now)
+      let infos = cancelled.compactMap { index in
+        state.payloads[index].observers.isEmpty ? nil : self.info(index, in: state)
+      }
+      return (infos, actions)
+    }
+    for info in infos {
+      self.notifyCancelled(info, errors: errors)
+    }
+    self.perform(actions)
+  }
+
+  // MARK: - Reading
+
+  /// The result of a node: its value, its error (a ``GraphAggregateError`` when it has
+  /// several), or a ``GraphNoResultError`` when it was cancelled or did not run; `nil` while it
+  /// has not finished.
+  ///
+  /// - Parameter node: A node of this graph.
+  /// - Returns: The result, once the node has finished.
+  public func result<Value>(of node: GraphNode<Value>) -> Result<Value, any Error>? {
+    guard node.id.graph == self.identity else { return nil }
+    return self.state.withLock { state -> Result<any Sendable, any Error>? in
+      guard state.payloads.indices.contains(node.id.index) else { return nil }
+      return state.payloads[node.id.index].result(of: node.id)
+    }
+    .map { result in
+      result.flatMap { value in
+        guard let value = value as? Value else {
+          preconditionFailure("A node's value is not of its node's type.")
+        }
+        return .success(value)
+      }
+    }
+  }
+
+  /// The report of a node: its status and when it ran.
+  ///
+  /// - Parameter node: A node of this graph.
+  /// - Returns: The report.
+  public func report(of node: some GraphNodeReference) -> NodeReport {
+    precondition(node.id.graph == self.identity, "The node belongs to another graph.")
+    return self.state.withLock { state in state.report(node.id.index, graph: self.identity) }
+  }
+
+  /// The reports of every node, in the order they were added.
+  public var report: GraphReport {
+    self.state.withLock { state in
+      GraphReport(
+        nodes: state.payloads.indices.map { state.report($0, graph: self.identity) }
+      )
+    }
+  }
+
+  /// The number of nodes in the graph.
+  public var nodeCount: Int {
+    self.state.withLock { $0.payloads.count }
+  }
+
+  // MARK: - Adding
+
+  /// Adds a node; the one method that every way of adding goes through.
+  package func add<Value: Sendable>(
+    _ work: GraphWork<Value>,
+    after dependencies: [any GraphNodeReference],
+    conditions: [any GraphCondition],
+    observers: [any GraphObserver],
+    producer: GraphNodeID? = nil,
+    onEndWithoutRunning: (@Sendable () -> Void)? = nil
+  ) throws(GraphError) -> GraphNode<Value> {
+    for dependency in dependencies where dependency.id.graph != self.identity {
+      throw GraphError(
+        code: .unknownNode,
+        nodes: [dependency.id],
+        message: """
+          Node \(dependency.id) belongs to another graph, so a node of \
+          \(self.displayName) cannot depend on it. Add the node to this graph, or make the other \
+          graph a group of this one.
+          """
+      )
+    }
+    let body = work.body
+    let erased: NodeBody = { context in try await body(context) }
+    let dependencyIndices = dependencies.map(\.id.index)
+    let now = self.context.operationClock.now()
+    let outcome = self.state.withLock { state -> Result<Addition, GraphError> in
+      var nodeObservers = self.observers + observers
+      var producerObservers = [any GraphObserver]()
+      if let producer, state.payloads.indices.contains(producer.index) {
+        producerObservers = state.payloads[producer.index].observers
+        nodeObservers += producerObservers.filter(\.attachesToProducedNodes)
+      }
+      let isHeld = !nodeObservers.isEmpty || !producerObservers.isEmpty
+      var actions = [GraphStateMachine.Action]()
+      do throws(GraphStateMachineError) {
+        var conditionDependencies = [Int]()
+        for condition in conditions {
+          guard let dependency = condition.dependency else { continue }
+          let added = try state.machine.add(
+            dependencies: dependencyIndices,
+            needsEvaluation: false
+          )
+          let dependencyBody = dependency.body
+          state.append(
+            NodePayload(name: dependency.name ?? "Dependency of \(condition.name)") { context in
+              try await dependencyBody(context)
+            }
+          )
+          actions += added.actions
+          conditionDependencies.append(added.node)
+        }
+        let added = try state.machine.add(
+          dependencies: dependencyIndices + conditionDependencies,
+          needsEvaluation: !conditions.isEmpty,
+          isHeld: isHeld
+        )
+        var payload = NodePayload(name: work.name, body: erased)
+        payload.conditions = conditions
+        payload.categories = Array(Set(conditions.compactMap(\.mutualExclusionCategory))).sorted()
+        payload.observers = nodeObservers
+        payload.onEndWithoutRunning = onEndWithoutRunning
+        state.append(payload)
+        actions += added.actions
+        state.recordEnds(actions, now: now)
+        return .success(
+          Addition(
+            node: added.node,
+            actions: actions,
+            observers: nodeObservers,
+            info: isHeld ? self.info(added.node, in: state) : nil,
+            producerObservers: producerObservers,
+            producerInfo: producer.flatMap {
+              producerObservers.isEmpty ? nil : self.info($0.index, in: state)
+            }
+          )
+        )
+      } catch {
+        return .failure(self.graphError(error, in: state))
+      }
+    }
+    let addition = try outcome.get()
+    self.perform(addition.actions)
+    if let info = addition.info {
+      for observer in addition.observers {
+        observer.didAttach(to: info)
+      }
+      if let producerInfo = addition.producerInfo {
+        for observer in addition.producerObservers {
+          observer.didProduce(info, from: producerInfo)
+        }
+      }
+      self.perform(self.state.withLock { $0.machine.release(addition.node) })
+    }
+    return GraphNode(id: GraphNodeID(graph: self.identity, index: addition.node), name: work.name)
+  }
+
+  /// What adding a node decided under the lock, to perform after it.
+  private struct Addition {
+    let node: Int
+    let actions: [GraphStateMachine.Action]
+    let observers: [any GraphObserver]
+    let info: NodeInfo?
+    let producerObservers: [any GraphObserver]
+    let producerInfo: NodeInfo?
+  }
+
+  /// Makes a node wait for another.
+  ///
+  /// - Parameters:
+  ///   - node: A node of this graph that has not started.
+  ///   - dependency: A node of this graph it waits for.
+  /// - Throws: ``GraphError`` when a node belongs to another graph, `node` has started, or the
+  ///   dependency would close a cycle (the error lists the cycle).
+  public func addDependency(
+    _ node: some GraphNodeReference,
+    on dependency: some GraphNodeReference
+  ) throws(GraphError) {
+    for id in [node.id, dependency.id] where id.graph != self.identity {
+      throw GraphError(
+        code: .unknownNode,
+        nodes: [id],
+        message: "Node \(id) belongs to another graph than \(self.displayName)."
+      )
+    }
+    let failure = self.state.withLock { state -> GraphError? in
+      do throws(GraphStateMachineError) {
+        try state.machine.addDependency(node.id.index, on: dependency.id.index)
+        return nil
+      } catch {
+        return self.graphError(error, in: state)
+      }
+    }
+    if let failure {
+      throw failure
+    }
+  }
+
+  // MARK: - Internals
+
+  private var displayName: String {
+    self.name.map { "graph '\($0)'" } ?? "the graph"
+  }
+
+  private func graphError(_ error: GraphStateMachineError, in state: State) -> GraphError {
+    let id = { (index: Int) in GraphNodeID(graph: self.identity, index: index) }
+    let label = { (index: Int) -> String in
+      let name = state.payloads.indices.contains(index) ? state.payloads[index].name : nil
+      return name.map { "\(id(index)) '\($0)'" } ?? "\(id(index))"
+    }
+    switch error {
+    case .finished:
+      return GraphError(
+        code: .graphFinished,
+        nodes: [],
+        message: """
+          \(self.displayName.prefix(1).uppercased() + self.displayName.dropFirst()) has finished \
+          running, so nothing can be added to it. Add nodes before its run ends, or use a new graph.
+          """
+      )
+    case .unknownNode(let index):
+      return GraphError(
+        code: .unknownNode,
+        nodes: [id(index)],
+        message: "Node \(id(index)) is not a node of \(self.displayName)."
+      )
+    case .nodeStarted(let index):
+      return GraphError(
+        code: .nodeStarted,
+        nodes: [id(index)],
+        message: """
+          Node \(label(index)) has started or ended, so it cannot wait for another node any more. \
+          Add dependencies before the graph runs, or pass them when you add the node.
+          """
+      )
+    case .cycle(let path):
+      return GraphError(
+        code: .cycle,
+        nodes: path.map(id),
+        message: """
+          Adding this dependency would make a cycle, so the graph refused it: \
+          \(path.map(label).joined(separator: " → ")) (each node waits for the next).
+          """
+      )
+    }
+  }
+
+  private func info(_ index: Int, in state: State) -> NodeInfo {
+    NodeInfo(
+      id: GraphNodeID(graph: self.identity, index: index),
+      name: state.payloads[index].name,
+      graph: self,
+      operationContext: self.context
+    )
+  }
+
+  private func notifyCancelled(_ info: NodeInfo, errors: [any Error]) {
+    for observer in self.state.withLock({ $0.payloads[info.id.index].observers }) {
+      observer.didCancel(info, errors: errors)
+    }
+  }
+
+  /// Performs what the state machine decided, with no lock held.
+  private func perform(_ actions: [GraphStateMachine.Action]) {
+    for action in actions {
+      switch action {
+      case .evaluate(let node):
+        self.startTask(.evaluation(node)) { await self.evaluate(node) }
+      case .cancelEvaluation(let node):
+        self.cancelTask(.evaluation(node))
+      case .startWorker(let node, let worker):
+        self.startTask(.worker(worker)) { await self.runWorker(worker, startingWith: node) }
+      case .cancelWorker(let worker):
+        self.cancelTask(.worker(worker))
+      case .endWithoutRunning(let node, let end):
+        self.endWithoutRunning(node, end: end)
+      case .completeRun:
+        let waiters = self.state.withLock { state in
+          defer { state.runWaiters.removeAll() }
+          return state.runWaiters
+        }
+        for waiter in waiters {
+          waiter.resume()
+        }
+      }
+    }
+  }
+
+  private func startTask(_ key: TaskKey, _ body: @escaping @Sendable () async -> Void) {
+    self.state.withLock { _ = $0.liveTasks.insert(key) }
+    let task = Task {
+      await body()
+      self.state.withLock { state in
+        state.liveTasks.remove(key)
+        state.tasks[key] = nil
+        state.pendingCancellations.remove(key)
+      }
+    }
+    let cancels = self.state.withLock { state -> Bool in
+      guard state.liveTasks.contains(key) else { return false }
+      state.tasks[key] = task
+      return state.pendingCancellations.remove(key) != nil
+    }
+    if cancels {
+      task.cancel()
+    }
+  }
+
+  private func cancelTask(_ key: TaskKey) {
+    let task = self.state.withLock { state -> Task<Void, Never>? in
+      if let task = state.tasks[key] { return task }
+      if state.liveTasks.contains(key) {
+        state.pendingCancellations.insert(key)
+      }
+      return nil
+    }
+    task?.cancel()
+  }
+
+  private func endWithoutRunning(_ node: Int, end: GraphStateMachine.End) {
+    let (observers, info, categories, finalizer) = self.state.withLock {
+      state -> ([any GraphObserver], NodeInfo?, [String], (@Sendable () -> Void)?) in
+      let categories = state.payloads[node].heldCategories
+      state.payloads[node].heldCategories = []
+      let observers = state.payloads[node].observers
+      let info = observers.isEmpty ? nil : self.info(node, in: state)
+      return (observers, info, categories, state.payloads[node].onEndWithoutRunning)
+    }
+    ExclusivityLocks.shared.release(categories)
+    finalizer?()
+    if let info {
+      let outcome = self.state.withLock { $0.payloads[node].outcome }
+      for observer in observers {
+        observer.willFinish(info, outcome: outcome)
+      }
+      for observer in observers {
+        observer.didFinish(info, outcome: outcome)
+      }
+    }
+    self.perform(self.state.withLock { $0.machine.settled(node) })
+  }
+
+  /// Evaluates a node's conditions, then acquires its exclusivity locks.
+  private func evaluate(_ node: Int) async {
+    let (conditions, categories, conditionContext) = self.state.withLock { state in
+      let dependencies = state.machine.nodes[node].dependencies.map {
+        state.report($0, graph: self.identity)
+      }
+      return (
+        state.payloads[node].conditions,
+        state.payloads[node].categories,
+        ConditionContext(node: self.info(node, in: state), dependencies: dependencies)
+      )
+    }
+    var failures = [any Error]()
+    var isCancelled = false
+    if conditions.count == 1 {
+      switch await conditions[0].evaluate(in: conditionContext) {
+      case .satisfied: break
+      case .failed(let error): failures.append(error)
+      case .cancelled: isCancelled = true
+      }
+    } else {
+      let results = await withTaskGroup(of: (Int, ConditionResult).self) { group in
+        for (position, condition) in conditions.enumerated() {
+          group.addTask { (position, await condition.evaluate(in: conditionContext)) }
+        }
+        var results = [ConditionResult?](repeating: nil, count: conditions.count)
+        for await (position, result) in group {
+          results[position] = result
+        }
+        return results
+      }
+      for result in results {
+        switch result {
+        case .satisfied, nil: break
+        case .failed(let error): failures.append(error)
+        case .cancelled: isCancelled = true
+        }
+      }
+    }
+    var held = [String]()
+    if failures.isEmpty && !isCancelled && !Task.isCancelled {
+      do {
+        for category in categories {
+          try await ExclusivityLocks.shared.acquire(category)
+          held.append(category)
+        }
+      } catch {
+        isCancelled = true
+      }
+    }
+    let result: GraphStateMachine.ConditionsResult =
+      if isCancelled || Task.isCancelled { .cancelled } else if !failures.isEmpty { .failed } else {
+        .satisfied
+      }
+    let now = self.context.operationClock.now()
+    let (actions, release) = self.state.withLock { state -> ([GraphStateMachine.Action], Bool) in
+      state.payloads[node].conditionErrors = failures
+      let release = result != .satisfied || state.machine.nodes[node].isCancellationRequested
+      if !release {
+        state.payloads[node].heldCategories = held
+      }
+      let actions = state.machine.conditionsEvaluated(node, result: result)
+      state.recordEnds(actions, now: now)
+      return (actions, release)
+    }
+    if release {
+      ExclusivityLocks.shared.release(held)
+    }
+    self.perform(actions)
+  }
+
+  /// Runs nodes on one worker task until the state machine gives it no further node.
+  private func runWorker(_ worker: Int, startingWith first: Int) async {
+    var next: Int? = first
+    while let node = next {
+      next = await self.runNode(node)
+    }
+  }
+
+  /// Runs one node on the current worker.
+  ///
+  /// - Returns: The node the same worker runs next.
+  private func runNode(_ node: Int) async -> Int? {
+    let clock = self.context.operationClock
+    let (body, observers, info, name) = self.state.withLock {
+      state -> (NodeBody, [any GraphObserver], NodeInfo?, String?) in
+      let observers = state.payloads[node].observers
+      if observers.isEmpty {
+        state.payloads[node].startedAt = clock.now()
+      }
+      return (
+        state.payloads[node].body,
+        observers,
+        observers.isEmpty ? nil : self.info(node, in: state),
+        state.payloads[node].name
+      )
+    }
+    if let info {
+      for observer in observers {
+        observer.willStart(info)
+      }
+      let now = clock.now()
+      self.state.withLock { $0.payloads[node].startedAt = now }
+      for observer in observers {
+        observer.didStart(info)
+      }
+    }
+    let context = NodeContext(
+      node: GraphNodeID(graph: self.identity, index: node),
+      name: name,
+      graph: self,
+      operationContext: self.context
+    )
+    let result: Result<any Sendable, any Error>
+    do {
+      result = .success(try await body(context))
+    } catch {
+      result = .failure(error)
+    }
+    let end: GraphStateMachine.End
+    switch result {
+    case .success: end = .succeeded
+    case .failure(let error as NodeSkipped): end = error.end
+    case .failure(is CancellationError): end = .cancelled
+    case .failure: end = .failed
+    }
+    let continuation: GraphStateMachine.Continuation
+    let categories: [String]
+    if let info {
+      let outcome = self.state.withLock { state in
+        state.payloads[node].record(result)
+        state.payloads[node].end = state.machine.workReturned(node, end: end)
+        return state.payloads[node].outcome
+      }
+      for observer in observers {
+        observer.willFinish(info, outcome: outcome)
+      }
+      let now = clock.now()
+      (continuation, categories) = self.state.withLock { state in
+        state.payloads[node].finishedAt = now
+        let continuation = state.machine.finished(node, end: end, settles: false)
+        state.recordEnds(continuation.actions, now: now)
+        return (continuation, state.payloads[node].takeCategories())
+      }
+      ExclusivityLocks.shared.release(categories)
+      self.perform(continuation.actions)
+      for observer in observers {
+        observer.didFinish(info, outcome: outcome)
+      }
+      self.perform(self.state.withLock { $0.machine.settled(node) })
+    } else {
+      let now = clock.now()
+      (continuation, categories) = self.state.withLock { state in
+        state.payloads[node].record(result)
+        state.payloads[node].finishedAt = now
+        let continuation = state.machine.finished(node, end: end, settles: true)
+        state.payloads[node].end = continuation.end
+        state.recordEnds(continuation.actions, now: now)
+        return (continuation, state.payloads[node].takeCategories())
+      }
+      ExclusivityLocks.shared.release(categories)
+      self.perform(continuation.actions)
+    }
+    return continuation.next
+  }
+}
+
+// MARK: - State
+
+extension WorkGraph {
+  package typealias NodeBody = @Sendable (NodeContext) async throws -> any Sendable
+
+  /// The tasks a graph starts: one per worker, one per evaluation of conditions.
+  private enum TaskKey: Hashable, Sendable {
+    case worker(Int)
+    case evaluation(Int)
+  }
+
+  /// Everything a graph keeps, behind its one lock.
+  ///
+  /// - `machine` decides; the rest is what its decisions need and what it does not know: the
+  ///   nodes' work, results and times, and the tasks that run them.
+  /// - A task's key is in `liveTasks` from just before the task is created until its body has
+  ///   returned; its handle is in `tasks` once stored, and a cancellation that comes before the
+  ///   handle is stored waits in `pendingCancellations`.
+  private struct State: Sendable {
+    var machine: GraphStateMachine
+    var payloads = [NodePayload]()
+    var tasks = [TaskKey: Task<Void, Never>]()
+    var liveTasks = Set<TaskKey>()
+    var pendingCancellations = Set<TaskKey>()
+    var runWaiters = [CheckedContinuation<Void, Never>]()
+    var cancellationErrors = [any Error]()
+
+    /// Adds a node's payload; a node added to a cancelled graph takes the graph's errors.
+    mutating func append(_ payload: NodePayload) {
+      var payload = payload
+      if self.machine.isCancelled {
+        payload.cancellationErrors = self.cancellationErrors
+      }
+      self.payloads.append(payload)
+    }
+
+    /// Records, under the same lock as the decision, the end of every node that the state
+    /// machine ended without running, so that no one reads such a node as unfinished.
+    mutating func recordEnds(_ actions: [GraphStateMachine.Action], now: Date) {
+      for case .endWithoutRunning(let node, let end) in actions {
+        self.payloads[node].end = end
+        self.payloads[node].finishedAt = now
+      }
+    }
+
+    func report(_ index: Int, graph: Int) -> NodeReport {
+      let payload = self.payloads[index]
+      let status: NodeStatus =
+        switch self.machine.nodes[index].phase {
+        case .waiting: .pending
+        case .evaluating: .evaluatingConditions
+        case .ready: .ready
+        case .running, .finishing: .running
+        case .finished: payload.end == nil ? .running : .finished(payload.outcome)
+        }
+      return NodeReport(
+        id: GraphNodeID(graph: graph, index: index),
+        name: payload.name,
+        status: status,
+        startedAt: payload.startedAt,
+        finishedAt: payload.finishedAt
+      )
+    }
+  }
+
+  /// What a graph keeps of a node besides its scheduling state.
+  private struct NodePayload: Sendable {
+    let name: String?
+    let body: NodeBody
+    var conditions = [any GraphCondition]()
+    var categories = [String]()
+    var heldCategories = [String]()
+    var observers = [any GraphObserver]()
+    var onEndWithoutRunning: (@Sendable () -> Void)?
+    var value: (any Sendable)?
+    var errors = [any Error]()
+    var conditionErrors = [any Error]()
+    var cancellationErrors = [any Error]()
+    var end: GraphStateMachine.End?
+    var startedAt: Date?
+    var finishedAt: Date?
+
+    init(name: String?, body: @escaping NodeBody) {
+      self.name = name
+      self.body = body
+    }
+
+    mutating func record(_ result: Result<any Sendable, any Error>) {
+      switch result {
+      case .success(let value):
+        self.value = value
+      case .failure(let error as GraphAggregateError):
+        self.errors = error.errors
+      case .failure(let error as NodeSkipped):
+        self.cancellationErrors += error.errors
+      case .failure(is CancellationError):
+        break
+      case .failure(let error):
+        self.errors = [error]
+      }
+    }
+
+    mutating func takeCategories() -> [String] {
+      defer { self.heldCategories = [] }
+      return self.heldCategories
+    }
+
+    var outcome: NodeOutcome {
+      switch self.end {
+      case .succeeded: .succeeded
+      case .failed: .failed(self.errors)
+      case .cancelled: .cancelled(self.cancellationErrors)
+      case .notExecuted: .notExecuted(self.conditionErrors)
+      case nil: preconditionFailure("A node's outcome was read before it ended.")
+      }
+    }
+
+    func result(of node: GraphNodeID) -> Result<any Sendable, any Error>? {
+      switch self.end {
+      case nil:
+        return nil
+      case .succeeded:
+        guard let value = self.value else {
+          preconditionFailure("A node succeeded without a value.")
+        }
+        return .success(value)
+      case .failed:
+        return .failure(
+          self.errors.count == 1 ? self.errors[0] : GraphAggregateError(errors: self.errors)
+        )
+      case .cancelled:
+        return .failure(GraphNoResultError(node: node, reason: "it was cancelled"))
+      case .notExecuted:
+        return .failure(
+          GraphNoResultError(node: node, reason: "its conditions kept it from running")
+        )
+      }
+    }
+  }
+}
+
+/// Thrown by a node's work to end the node without a result: cancelled with errors (a consumed
+/// dependency failed, say).
+package struct NodeSkipped: Error {
+  package let end: GraphStateMachine.End
+  package let errors: [any Error]
+
+  package init(end: GraphStateMachine.End, errors: [any Error]) {
+    self.end = end
+    self.errors = errors
+  }
+}
+
+private let nextGraphIdentity = Atomic<Int>(0)

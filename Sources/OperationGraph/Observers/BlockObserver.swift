@@ -1,0 +1,81 @@
+/// An observer made of closures, one per event; each is optional.
+///
+/// ```swift
+/// let observer = BlockObserver(
+///   didStart: { node in print("\(node) started") },
+///   didFinish: { node, outcome in print("\(node) \(outcome)") }
+/// )
+/// try graph.add(SyncRequest(), observers: [observer])
+/// ```
+public struct BlockObserver: GraphObserver {
+  private let onAttach: (@Sendable (NodeInfo) -> Void)?
+  private let onWillStart: (@Sendable (NodeInfo) -> Void)?
+  private let onDidStart: (@Sendable (NodeInfo) -> Void)?
+  private let onDidCancel: (@Sendable (NodeInfo, [any Error]) -> Void)?
+  private let onDidProduce: (@Sendable (NodeInfo, NodeInfo) -> Void)?
+  private let onWillFinish: (@Sendable (NodeInfo, NodeOutcome) -> Void)?
+  private let onDidFinish: (@Sendable (NodeInfo, NodeOutcome) -> Void)?
+
+  /// Whether it also observes the nodes that the nodes it observes produce.
+  public let attachesToProducedNodes: Bool
+
+  /// Creates an observer from closures.
+  ///
+  /// - Parameters:
+  ///   - attachesToProducedNodes: Whether it also observes produced nodes.
+  ///   - didAttach: Called when it is attached to a node.
+  ///   - willStart: Called before the node's work starts.
+  ///   - didStart: Called after the node's work started.
+  ///   - didCancel: Called at the node's first cancellation, with the errors it was cancelled
+  ///     with.
+  ///   - didProduce: Called with the produced node, then the producer.
+  ///   - willFinish: Called before the node finishes.
+  ///   - didFinish: Called after the node finished.
+  public init(
+    attachesToProducedNodes: Bool = false,
+    didAttach: (@Sendable (NodeInfo) -> Void)? = nil,
+    willStart: (@Sendable (NodeInfo) -> Void)? = nil,
+    didStart: (@Sendable (NodeInfo) -> Void)? = nil,
+    didCancel: (@Sendable (NodeInfo, [any Error]) -> Void)? = nil,
+    didProduce: (@Sendable (_ produced: NodeInfo, _ producer: NodeInfo) -> Void)? = nil,
+    willFinish: (@Sendable (NodeInfo, NodeOutcome) -> Void)? = nil,
+    didFinish: (@Sendable (NodeInfo, NodeOutcome) -> Void)? = nil
+  ) {
+    self.attachesToProducedNodes = attachesToProducedNodes
+    self.onAttach = didAttach
+    self.onWillStart = willStart
+    self.onDidStart = didStart
+    self.onDidCancel = didCancel
+    self.onDidProduce = didProduce
+    self.onWillFinish = willFinish
+    self.onDidFinish = didFinish
+  }
+
+  public func didAttach(to node: NodeInfo) {
+    self.onAttach?(node)
+  }
+
+  public func willStart(_ node: NodeInfo) {
+    self.onWillStart?(node)
+  }
+
+  public func didStart(_ node: NodeInfo) {
+    self.onDidStart?(node)
+  }
+
+  public func didCancel(_ node: NodeInfo, errors: [any Error]) {
+    self.onDidCancel?(node, errors)
+  }
+
+  public func didProduce(_ produced: NodeInfo, from node: NodeInfo) {
+    self.onDidProduce?(produced, node)
+  }
+
+  public func willFinish(_ node: NodeInfo, outcome: NodeOutcome) {
+    self.onWillFinish?(node, outcome)
+  }
+
+  public func didFinish(_ node: NodeInfo, outcome: NodeOutcome) {
+    self.onDidFinish?(node, outcome)
+  }
+}
