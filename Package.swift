@@ -142,6 +142,8 @@ let package = Package(
     .testTarget(
       name: "OperationGraphTests",
       dependencies: [
+        // NB: `OperationClient()` with the platform's default store creator, as apps make it.
+        "Operation",
         "OperationCore",
         "OperationGraph",
         "OperationTestSupport",

@@ -7,15 +7,3 @@ import Testing
     #expect(try await runner.run() == 3)
   }
 }
-
-private struct ConstantRequest: OperationRequest, Sendable {
-  let value: Int
-
-  func run(
-    isolation: isolated (any Actor)?,
-    in context: OperationContext,
-    with continuation: OperationContinuation<Int, Never>
-  ) async -> Int {
-    self.value
-  }
-}

@@ -221,7 +221,7 @@ package struct GraphStateMachine: Sendable {
     if let path = self.dependencyPath(from: dependency, to: node) {
       // NB: `path` runs from `dependency` down its dependencies to `node`; the new edge closes
       // it, since `node` would then wait for `dependency`.
-      throw .cycle(path + [dependency])
+      throw .cycle([node] + path)
     }
     self.nodes[node].dependencies.append(dependency)
     self.nodes[dependency].dependents.append(node)
