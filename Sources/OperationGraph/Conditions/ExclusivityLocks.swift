@@ -26,6 +26,22 @@ package final class ExclusivityLocks: Sendable {
     var nextID = 0
     var registering = Set<Int>()
     var cancelledEarly = Set<Int>()
+    var queueWatchers = [
+      (category: String, count: Int, continuation: CheckedContinuation<Void, Never>)
+    ]()
+
+    /// Takes the watchers whose category now has enough waiters.
+    mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+      var satisfied = [CheckedContinuation<Void, Never>]()
+      self.queueWatchers.removeAll { watcher in
+        guard (self.held[watcher.category]?.waiters.count ?? 0) >= watcher.count else {
+          return false
+        }
+        satisfied.append(watcher.continuation)
+        return true
+      }
+      return satisfied
+    }
   }
 
   private enum Registration {
@@ -61,18 +77,22 @@ package final class ExclusivityLocks: Sendable {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
-        let outcome = self.state.withLock { state -> Registration in
+        let (outcome, watchers) = self.state.withLock {
+          state -> (Registration, [CheckedContinuation<Void, Never>]) in
           state.registering.remove(id)
           if state.cancelledEarly.remove(id) != nil {
-            return .cancelled
+            return (.cancelled, [])
           }
           // NB: The holder may have released the lock between the first look and now.
           guard state.held[category] != nil else {
             state.held[category] = Category()
-            return .acquired
+            return (.acquired, [])
           }
           state.held[category]!.waiters.append(Waiter(id: id, continuation: continuation))
-          return .queued
+          return (.queued, state.takeSatisfiedWatchers())
+        }
+        for watcher in watchers {
+          watcher.resume()
         }
         switch outcome {
         case .cancelled: continuation.resume(throwing: CancellationError())
@@ -112,6 +132,20 @@ package final class ExclusivityLocks: Sendable {
     }
     for waiter in next {
       waiter.continuation.resume()
+    }
+  }
+
+  /// Waits until at least `count` tasks wait for the category's lock: a handshake for tests.
+  package func waitForWaiters(_ category: String, count: Int) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let isReady = self.state.withLock { state -> Bool in
+        guard (state.held[category]?.waiters.count ?? 0) < count else { return true }
+        state.queueWatchers.append((category, count, continuation))
+        return false
+      }
+      if isReady {
+        continuation.resume()
+      }
     }
   }
 }

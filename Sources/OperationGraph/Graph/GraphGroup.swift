@@ -46,7 +46,7 @@ extension WorkGraph {
   ///   - maxConcurrentNodes: The most children that run at once; the parent's limit by default.
   ///   - build: Adds the first children to the group's graph.
   /// - Returns: The group.
-  /// - Throws: ``GraphError`` when the group or a child cannot be added.
+  /// - Throws: ``GraphError`` when the group or a child cannot be added, or what `build` threw.
   @discardableResult
   public func addGroup(
     name: String? = nil,
@@ -54,8 +54,8 @@ extension WorkGraph {
     conditions: [any GraphCondition] = [],
     observers: [any GraphObserver] = [],
     maxConcurrentNodes: Int? = nil,
-    _ build: (WorkGraph) throws(GraphError) -> Void = { _ in }
-  ) throws(GraphError) -> GraphGroup {
+    _ build: (WorkGraph) throws -> Void = { _ in }
+  ) throws -> GraphGroup {
     let children = WorkGraph(
       name: name,
       maxConcurrentNodes: maxConcurrentNodes ?? self.maxConcurrentNodes,

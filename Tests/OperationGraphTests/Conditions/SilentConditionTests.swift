@@ -1,0 +1,28 @@
+import OperationGraph
+import Testing
+
+@Suite struct `SilentCondition tests` {
+  @Test func `Its Name Wraps The Inner Name And Its Exclusivity Is The Inner One`() {
+    #expect(SilentCondition(BlockCondition { true }).name == "Silent<Block Condition>")
+    #expect(
+      SilentCondition(MutuallyExclusive<Alert>()).mutualExclusionCategory
+        == "MutuallyExclusive<Alert>"
+    )
+  }
+
+  @Test func `It Suppresses The Inner Dependency And Evaluates The Inner Condition`() async throws {
+    let log = EventLog()
+    let graph = WorkGraph()
+    let loud = try graph.add(conditions: [DependencyCondition(log: log, label: "loud")]) { _ in 1 }
+    let silent = try graph.add(
+      conditions: [SilentCondition(DependencyCondition(log: log, label: "silent"))]
+    ) { _ in 2 }
+    let report = await graph.run()
+    #expect(log.events.contains("loud dependency"))
+    #expect(!log.events.contains("silent dependency"))
+    #expect(log.events.filter { $0.hasSuffix("evaluated") }.count == 2)
+    #expect(report[loud].outcome?.isSucceeded == true)
+    #expect(report[silent].outcome?.isSucceeded == true)
+    #expect(report.nodes.count == 3)
+  }
+}
