@@ -24,6 +24,7 @@ public final class TimeoutObserver: GraphObserver {
   /// Creates the observer.
   ///
   /// - Parameter timeout: How long a node may run.
+  @_disfavoredOverload
   public convenience init(timeout: Duration) {
     self.init(timeout: OperationDuration(duration: timeout))
   }
