@@ -20,6 +20,7 @@
 ///   their outcome. Cancelling it with errors cancels them with a
 ///   ``GraphParentCancelledError`` that carries the errors. A group cancelled before it started
 ///   cancels all its children.
+/// - The group's progress in its parent graph follows the fraction of its children that ended.
 /// - A child's work adds nodes to the group through its context
 ///   (``NodeContext/produce(_:after:conditions:observers:)``), and the group waits for them.
 public struct GraphGroup: GraphNodeReference {
@@ -65,6 +66,11 @@ extension WorkGraph {
     let work = GraphWork<Void>(name: name) { context in
       let parent = context.graph
       let node = context.node
+      let reporter = context.operationContext.progressReporter
+      let forwarding = children.progress.onChange { progress in
+        reporter?.report(fractionCompleted: progress.fractionCompleted)
+      }
+      defer { forwarding.cancel() }
       let report = await children.run {
         let errors = parent.cancellationErrors(of: node)
         return errors.isEmpty ? [] : [GraphParentCancelledError(errors: errors)]

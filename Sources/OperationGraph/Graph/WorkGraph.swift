@@ -53,6 +53,26 @@ public final class WorkGraph: Sendable {
   /// The context every node's work runs with.
   public let context: OperationContext
 
+  /// The progress of the whole graph: one unit per node, the total growing as nodes are added.
+  ///
+  /// A node counts whole when it ends, whatever its outcome; while it runs, the progress its
+  /// work reports through its context's `progressReporter` counts as a part of its unit (a
+  /// request that is a chain reports each step). Observe it with
+  /// ``ProgressReporter/updates``, ``ProgressReporter/onChange(_:)``, or as a Foundation
+  /// `Progress` with ``ProgressReporter/foundationProgress()``.
+  ///
+  /// ```swift
+  /// let graph = WorkGraph()
+  /// // add nodes…
+  /// Task {
+  ///   for await progress in graph.progress.updates {
+  ///     print("\(Int(progress.fractionCompleted * 100))%")
+  ///   }
+  /// }
+  /// await graph.run()
+  /// ```
+  public let progress: ProgressReporter
+
   package let identity: Int
   private let observers: [any GraphObserver]
   private let state: Lock<State>
@@ -80,6 +100,7 @@ public final class WorkGraph: Sendable {
     self.maxConcurrentNodes = limit
     self.context = context
     self.observers = observers
+    self.progress = ProgressReporter(totalUnitCount: 0)
     self.identity = nextGraphIdentity.add(1, ordering: .relaxed).newValue
     self.state = Lock(State(machine: GraphStateMachine(concurrencyLimit: limit)))
   }
@@ -329,6 +350,7 @@ public final class WorkGraph: Sendable {
         return .success(
           Addition(
             node: added.node,
+            addedCount: conditionDependencies.count + 1,
             actions: actions,
             observers: nodeObservers,
             info: isHeld ? self.info(added.node, in: state) : nil,
@@ -343,6 +365,9 @@ public final class WorkGraph: Sendable {
       }
     }
     let addition = try outcome.get()
+    // NB: Before the actions run, so that the node's unit exists when it ends; a condition's
+    // dependency counts as a node too.
+    self.progress.totalUnitCount += Int64(addition.addedCount)
     self.perform(addition.actions)
     if let info = addition.info {
       for observer in addition.observers {
@@ -361,6 +386,7 @@ public final class WorkGraph: Sendable {
   /// What adding a node decided under the lock, to perform after it.
   private struct Addition {
     let node: Int
+    let addedCount: Int
     let actions: [GraphStateMachine.Action]
     let observers: [any GraphObserver]
     let info: NodeInfo?
@@ -531,6 +557,7 @@ public final class WorkGraph: Sendable {
     }
     ExclusivityLocks.shared.release(categories)
     finalizer?()
+    self.progress.advance(by: 1)
     if let info {
       let outcome = self.state.withLock { $0.payloads[node].outcome }
       for observer in observers {
@@ -650,11 +677,14 @@ public final class WorkGraph: Sendable {
         observer.didStart(info)
       }
     }
+    let reporter = self.progress.makeChild(pendingUnitCount: 1)
+    var operationContext = self.context
+    operationContext.progressReporter = reporter
     let context = NodeContext(
       node: GraphNodeID(graph: self.identity, index: node),
       name: name,
       graph: self,
-      operationContext: self.context
+      operationContext: operationContext
     )
     let result: Result<any Sendable, any Error>
     do {
@@ -662,6 +692,8 @@ public final class WorkGraph: Sendable {
     } catch {
       result = .failure(error)
     }
+    // NB: The node's unit is whole before its dependents can start.
+    reporter.complete()
     let end: GraphStateMachine.End
     switch result {
     case .success: end = .succeeded

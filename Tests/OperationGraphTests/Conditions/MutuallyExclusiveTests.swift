@@ -52,7 +52,7 @@ import Testing
     await started.wait(for: 1)
     #expect(graph.report(of: second).status.outcome == nil)
     gate.open()
-    await run.value
+    _ = await run.value
     #expect(log.events == ["first started", "first finished", "second"])
   }
 

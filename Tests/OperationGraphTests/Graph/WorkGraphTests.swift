@@ -102,7 +102,7 @@ import Testing
     #expect(graph.report.nodes.count { $0.status.isRunning } == 3)
     #expect(graph.report.nodes.count { $0.status.isReady } == 37)
     gate.open()
-    await run.value
+    _ = await run.value
     #expect(probe.maxRunning == 3)
     #expect(probe.runs == Array(repeating: 1, count: 40))
   }
@@ -127,7 +127,7 @@ import Testing
     await finished.wait(for: 1)
     #expect(graph.report(of: second).status.isReady)
     graph.resume()
-    await run.value
+    _ = await run.value
     #expect(try graph.result(of: second)?.get() == 2)
   }
 
@@ -369,5 +369,76 @@ extension NodeStatus {
     #expect(report.cancelledCount > 0)
     #expect(report.succeededCount + report.cancelledCount == 10_000)
     #expect(probe.orderViolations(dependencies: dependencies).isEmpty)
+  }
+}
+
+@Suite struct `WorkGraph progress tests` {
+  @Test func `A Graph's Progress Counts A Unit Per Node And Reaches One`() async throws {
+    let graph = WorkGraph()
+    let first = try graph.add { _ in 1 }
+    try graph.add(after: [first]) { _ in throw GraphTestError() }
+    let cancelled = try graph.add { _ in 3 }
+    graph.cancel(cancelled)
+    #expect(graph.progress.progress == OperationProgress(completedUnitCount: 0, totalUnitCount: 3))
+    await graph.run()
+    let progress = graph.progress.progress
+    #expect(progress.completedUnitCount == 3)
+    #expect(progress.totalUnitCount == 3)
+    #expect(progress.fractionCompleted == 1)
+    #expect(progress.isFinished)
+  }
+
+  @Test func `A Running Node's Reported Progress Counts As Part Of Its Unit`() async throws {
+    let graph = WorkGraph(maxConcurrentNodes: 1)
+    let gate = Gate()
+    let halfway = Latch()
+    try graph.add { context in
+      context.operationContext.progressReporter?.report(fractionCompleted: 0.5)
+      halfway.arrive()
+      await gate.wait()
+    }
+    try graph.add { _ in 2 }
+    let run = Task { await graph.run() }
+    await halfway.wait(for: 1)
+    #expect(graph.progress.progress.fractionCompleted == 0.25)
+    #expect(graph.progress.progress.completedUnitCount == 0)
+    gate.open()
+    _ = await run.value
+    #expect(graph.progress.progress.fractionCompleted == 1)
+  }
+
+  @Test func `A Group's Progress Follows Its Children`() async throws {
+    let graph = WorkGraph(maxConcurrentNodes: 1)
+    let gate = Gate()
+    let started = Latch()
+    try graph.addGroup(maxConcurrentNodes: 1) { group in
+      try group.add { _ in 1 }
+      try group.add { _ in
+        started.arrive()
+        await gate.wait()
+      }
+    }
+    let run = Task { await graph.run() }
+    await started.wait(for: 1)
+    #expect(graph.progress.progress.fractionCompleted == 0.5)
+    gate.open()
+    _ = await run.value
+    #expect(graph.progress.progress.isFinished)
+  }
+
+  @Test func `The Updates Sequence Ends With The Finished Graph`() async throws {
+    let graph = WorkGraph(maxConcurrentNodes: 1)
+    for value in 0..<4 {
+      try graph.add { _ in value }
+    }
+    let updates = Task {
+      var last: OperationProgress?
+      for await progress in graph.progress.updates {
+        last = progress
+      }
+      return last
+    }
+    await graph.run()
+    #expect(await updates.value?.isFinished == true)
   }
 }

@@ -46,7 +46,7 @@ import Testing
   @Test func `The Outcome Carries The Node's Errors`() async throws {
     let outcomes = Lock([NodeOutcome]())
     let observer = BlockObserver(didFinish: { _, outcome in outcomes.withLock { $0.append(outcome) }
-      })
+    })
     let graph = WorkGraph(maxConcurrentNodes: 1)
     try graph.add(observers: [observer]) { _ in 1 }
     try graph.add(observers: [observer]) { _ in throw GraphTestError(code: 5) }
@@ -89,7 +89,7 @@ import Testing
     let run = Task { await graph.run() }
     await started.wait(for: 1)
     graph.cancel(node, with: [GraphTestError(code: 8)])
-    await run.value
+    _ = await run.value
     #expect(errors.withLock { $0 } == [8])
   }
 
