@@ -25,6 +25,7 @@ let package = Package(
       dependencies: [
         "CHeapStatistics",
         .product(name: "Operation", package: "swift-operation"),
+        .product(name: "OperationGraph", package: "swift-operation"),
         .product(name: "OperationTestSupport", package: "swift-operation"),
       ]
     ),

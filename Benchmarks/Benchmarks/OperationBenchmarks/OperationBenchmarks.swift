@@ -29,10 +29,15 @@ private enum Metrics {
   static let firstPages = metric("(8) pages 1-100 (µs)")
   static let lastPages = metric("(8) pages 901-1000 (µs)")
   static let pageRatio = metric("(8) ratio x100")
+  static let graphChain = metric("(9) chain of 10k (ns/node)")
+  static let graphFanOut = metric("(9) fan-out of 10k (ns/node)")
+  static let graphChainHeap = metric("(9) chain heap (B/node)")
+  static let graphFanOutHeap = metric("(9) fan-out heap (B/node)")
 
   static let custom = [
     bodyRuns, concurrentWall, firstCreation, lastCreation, lookup, residentPerStore, heapPerStore,
-    matching, mutate, mutateResident, mutateHeap, firstPages, lastPages, pageRatio,
+    matching, mutate, mutateResident, mutateHeap, firstPages, lastPages, pageRatio, graphChain,
+    graphFanOut, graphChainHeap, graphFanOutHeap,
   ]
 }
 
@@ -171,5 +176,21 @@ let benchmarks: @Sendable () -> Void = {
     benchmark.measurement(Metrics.firstPages, figures.firstWindowNanoseconds / 1_000)
     benchmark.measurement(Metrics.lastPages, figures.lastWindowNanoseconds / 1_000)
     benchmark.measurement(Metrics.pageRatio, Int(figures.ratio * 100))
+  }
+
+  // MARK: (9)
+
+  for (shape, time, heap) in [
+    (GraphShape.chain, Metrics.graphChain, Metrics.graphChainHeap),
+    (GraphShape.fanOut, Metrics.graphFanOut, Metrics.graphFanOutHeap),
+  ] {
+    Benchmark(
+      "(9) WorkGraph, 10,000-node \(shape.rawValue), 8 at once",
+      configuration: .init(metrics: [time, heap], maxDuration: .seconds(5), maxIterations: 20)
+    ) { benchmark in
+      let figures = try await graphRun(shape)
+      benchmark.measurement(time, Int(figures.totalNanosecondsPerNode))
+      benchmark.measurement(heap, Int(figures.heapBytesPerNode))
+    }
   }
 }

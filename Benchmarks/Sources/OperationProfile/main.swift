@@ -14,7 +14,7 @@ import OperationBenchmarkSupport
 let usage = """
   usage: OperationProfile <scenario> [count]
   scenarios: fetch, fetch-defaults, concurrent, stores, matching, matching-1m, subscribers,
-             mutate, pages, all
+             mutate, pages, graph-chain, graph-fan-out, all
   """
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -111,10 +111,20 @@ func run(_ scenario: String) async throws {
       \(format(figures.ratio)), \(figures.pageCount) pages
       """
     )
+  case "graph-chain", "graph-fan-out":
+    let shape = GraphShape(rawValue: String(scenario.dropFirst("graph-".count)))!
+    let figures = try await graphRun(shape, count: count ?? 10_000)
+    print(
+      """
+      (9) \(figures.nodeCount)-node \(shape.rawValue): \(format(figures.totalNanosecondsPerNode)) ns \
+      per node (add \(format(figures.addNanosecondsPerNode)), run \
+      \(format(figures.runNanosecondsPerNode))); heap \(format(figures.heapBytesPerNode)) B per node
+      """
+    )
   case "all":
     for scenario in [
       "fetch", "fetch-defaults", "concurrent", "stores", "matching", "matching-1m", "subscribers",
-      "mutate", "pages",
+      "mutate", "pages", "graph-chain", "graph-fan-out",
     ] {
       // NB: The main thread blocks on a semaphore instead of using an `async` top level: an `async` main
       // parks the main thread in libdispatch's `sigsuspend`, which makes Valgrind 3.19 crash.

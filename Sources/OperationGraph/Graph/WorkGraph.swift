@@ -660,8 +660,14 @@ public final class WorkGraph: Sendable {
       if observers.isEmpty {
         state.payloads[node].startedAt = clock.now()
       }
+      // NB: The work runs once, so the graph lets go of it (and of what it captured) now.
+      let body = state.payloads[node].body
+      state.payloads[node].body = nil
+      guard let body else {
+        preconditionFailure("A node's work started twice.")
+      }
       return (
-        state.payloads[node].body,
+        body,
         observers,
         observers.isEmpty ? nil : self.info(node, in: state),
         state.payloads[node].name
@@ -784,6 +790,8 @@ extension WorkGraph {
       for case .endWithoutRunning(let node, let end) in actions {
         self.payloads[node].end = end
         self.payloads[node].finishedAt = now
+        // NB: A node that ended without running never will: its work can go.
+        self.payloads[node].body = nil
       }
     }
 
@@ -810,7 +818,7 @@ extension WorkGraph {
   /// What a graph keeps of a node besides its scheduling state.
   private struct NodePayload: Sendable {
     let name: String?
-    let body: NodeBody
+    var body: NodeBody?
     var conditions = [any GraphCondition]()
     var categories = [String]()
     var heldCategories = [String]()

@@ -12,7 +12,7 @@
       await graph.run()
       #expect(
         messages.events.contains(
-          "Test Logging Operation: did finish with error(s): [\(GraphTestError(code: 1))]."
+          "Test Logging Operation: did finish with error(s): [\(String(reflecting: GraphTestError(code: 1)))]."
         )
       )
       #expect(messages.events.first == "Test Logging Operation: did start.")
