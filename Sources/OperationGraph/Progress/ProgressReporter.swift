@@ -22,8 +22,8 @@ import OperationCore
 /// `Progress` with ``foundationProgress()``.
 ///
 /// Contract:
-/// - Counts are clamped: ``completedUnitCount``-changing calls never go below 0 or above the
-///   total, and a negative total is taken as 0.
+/// - Counts are clamped: the completed units never go below 0 or above the total, and a negative
+///   total is taken as 0.
 /// - A child that finishes (its completed units reach its total, or ``complete()`` is called) is
 ///   folded into its parent's completed units and then forgotten by the parent, so thousands of
 ///   finished children cost nothing. Changes to a child after it finished do not reach the parent.
