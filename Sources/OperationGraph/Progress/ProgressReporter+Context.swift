@@ -3,7 +3,7 @@ import OperationCore
 extension OperationContext {
   /// The reporter that a run reports its progress to, if someone observes it; `nil` by default.
   ///
-  /// A combinator such as ``OperationRequest/then(_:)`` splits the reporter's units evenly over
+  /// A combinator such as `then(_:)` splits the reporter's units evenly over
   /// its steps and gives each step a child reporter here; a graph gives each node one. A request
   /// that can tell how far it got reports to it:
   ///

@@ -22,8 +22,8 @@ import OperationCore
 /// `Progress` with ``foundationProgress()``.
 ///
 /// Contract:
-/// - Counts are clamped: ``completedUnitCount``-changing calls never go below 0 or above the
-///   total, and a negative total is taken as 0.
+/// - Counts are clamped: the completed units never go below 0 or above the total, and a negative
+///   total is taken as 0.
 /// - A child that finishes (its completed units reach its total, or ``complete()`` is called) is
 ///   folded into its parent's completed units and then forgotten by the parent, so thousands of
 ///   finished children cost nothing. Changes to a child after it finished do not reach the parent.
@@ -176,7 +176,8 @@ public final class ProgressReporter: Sendable {
   ///
   /// Delivery contract:
   /// - The handler is not called with the current progress, only after changes.
-  /// - It is called on the thread that made the change, after the library released its locks.
+  /// - It is called on the thread that made the change, after the library released its locks
+  ///   (a change made inside a store's `withExclusiveAccess` reaches it when that returns).
   /// - Calls are never concurrent and never go back in time: when changes race on several
   ///   threads, a change that a newer one overtook is skipped, so the handler may miss an
   ///   intermediate value but always ends with the newest.
@@ -224,7 +225,10 @@ extension ProgressReporter {
   private func change(folds: Bool = false, _ body: (inout State) -> Void) {
     var effects = Effects()
     self.change(folds: folds, effects: &effects, body)
-    effects.deliver()
+    guard !effects.isEmpty else { return }
+    // NB: A change made under a store's or a client's lock (in a `withExclusiveAccess` closure,
+    // say) reaches the handlers once that lock is released too.
+    LibraryLocks.afterRelease { [effects] in effects.deliver() }
   }
 
   /// Changes this reporter under its lock, then, still holding it, its parent (and so on), and
@@ -386,6 +390,10 @@ extension ProgressReporter {
   /// Deliveries collected under the locks, made once they are all released.
   private struct Effects {
     private var deliveries = [(Subscriber, UInt64, OperationProgress)]()
+
+    var isEmpty: Bool {
+      self.deliveries.isEmpty
+    }
 
     mutating func collect(_ subscribers: [Subscriber], version: UInt64, progress: OperationProgress)
     {

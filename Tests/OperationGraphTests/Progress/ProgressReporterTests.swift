@@ -181,6 +181,7 @@ import Testing
     let record: @Sendable (OperationProgress) -> Void = { _ in
       let isLocked =
         root.isLockedForTesting || child.isLockedForTesting || grandchild.isLockedForTesting
+        || LibraryLocks.areHeldByCurrentThread
       checks.withLock { $0.append(isLocked) }
     }
     let subscriptions = [
@@ -190,6 +191,23 @@ import Testing
     grandchild.complete()
     #expect(checks.withLock { $0 } == [Bool](repeating: false, count: 6))
     _ = subscriptions
+  }
+
+  @Test func `A Change Under A Store Lock Reaches Handlers After Its Release`() {
+    let reporter = ProgressReporter(totalUnitCount: 2)
+    let storeLock = RecursiveLock(0)
+    let calls = Lock([String]())
+    let subscription = reporter.onChange { _ in
+      calls.withLock { $0.append("handler, locked: \(LibraryLocks.areHeldByCurrentThread)") }
+    }
+    storeLock.withLock { _ in
+      reporter.advance()
+      calls.withLock { $0.append("end of the locked section") }
+    }
+    #expect(
+      calls.withLock { $0 } == ["end of the locked section", "handler, locked: false"]
+    )
+    _ = subscription
   }
 
   @Test func `A Handler May Change The Reporter It Observes`() {
