@@ -277,6 +277,20 @@ public final class WorkGraph: Sendable {
     }
   }
 
+  /// The nodes a node waits for: those it was added after, those added with
+  /// ``addDependency(_:on:)``, and its conditions' dependencies, in the order they were added.
+  ///
+  /// - Parameter node: A node of this graph.
+  /// - Returns: Its dependencies.
+  public func dependencies(of node: some GraphNodeReference) -> [GraphNodeID] {
+    precondition(node.id.graph == self.identity, "The node belongs to another graph.")
+    return self.state.withLock { state in
+      state.machine.nodes[node.id.index].dependencies.map {
+        GraphNodeID(graph: self.identity, index: $0)
+      }
+    }
+  }
+
   /// The number of nodes in the graph.
   public var nodeCount: Int {
     self.state.withLock { $0.payloads.count }

@@ -99,6 +99,8 @@ import Testing
     #expect(events.last == "node")
     // NB: The node waits for its two dependencies and the two conditions' dependencies.
     #expect(graph.report.nodes.count == 5)
-    _ = node
+    let dependencies = graph.dependencies(of: node)
+    #expect(dependencies.count == 4)
+    #expect(Array(dependencies.prefix(2)) == [first.id, second.id])
   }
 }

@@ -278,7 +278,7 @@ import Testing
   }
 
   @Test func `Dependent Nodes Always Run`() async throws {
-    for _ in 0..<200 {
+    for _ in 0..<1_000 {
       let graph = WorkGraph(maxConcurrentNodes: 1)
       let counter = Lock(0)
       let first = try graph.add { _ in counter.withLock { $0 += 1 } }
@@ -298,6 +298,28 @@ extension NodeStatus {
 
   var isReady: Bool {
     if case .ready = self { true } else { false }
+  }
+}
+
+extension `WorkGraph tests` {
+  @Test func `Every Observer Of A Node Hears Its End Once`() async throws {
+    let counts = Lock([0, 0])
+    let observers = (0..<2).map { index in
+      BlockObserver(didFinish: { _, _ in counts.withLock { $0[index] += 1 } })
+    }
+    let graph = WorkGraph()
+    try graph.add(observers: observers) { _ in 1 }
+    await graph.run()
+    #expect(counts.withLock { $0 } == [1, 1])
+  }
+
+  @Test func `Timeout Errors Are Equal When Their Durations Are`() {
+    #expect(
+      OperationTimeoutError(duration: .seconds(1)) == OperationTimeoutError(duration: .seconds(1))
+    )
+    #expect(
+      OperationTimeoutError(duration: .seconds(1)) != OperationTimeoutError(duration: .seconds(2))
+    )
   }
 }
 
