@@ -392,7 +392,14 @@ public final class WorkGraph: Sendable {
           observer.didProduce(info, from: producerInfo)
         }
       }
-      self.perform(self.state.withLock { $0.machine.release(addition.node) })
+      let now = self.context.operationClock.now()
+      self.perform(
+        self.state.withLock { state in
+          let actions = state.machine.release(addition.node)
+          state.recordEnds(actions, now: now)
+          return actions
+        }
+      )
     }
     return GraphNode(id: GraphNodeID(graph: self.identity, index: addition.node), name: work.name)
   }

@@ -123,4 +123,32 @@ import Testing
     await graph.run()
     #expect(finished.withLock { $0 } == ["a", "b"])
   }
+
+  @Test func `A Node With Observers Added To A Cancelled Running Graph Ends Cancelled`()
+    async throws
+  {
+    let graph = WorkGraph()
+    let started = Latch()
+    let gate = Gate()
+    try graph.add { _ in
+      started.arrive()
+      await gate.wait()
+    }
+    let run = Task { await graph.run() }
+    await started.wait(for: 1)
+    graph.cancelAll(with: [GraphTestError(code: 6)])
+    let log = EventLog()
+    let late = try graph.add(
+      observers: [
+        BlockObserver(
+          willStart: { _ in log.append("willStart") },
+          didFinish: { _, outcome in log.append("didFinish \(outcome.isCancelled)") }
+        )
+      ]
+    ) { _ in 1 }
+    gate.open()
+    let report = await run.value
+    #expect(log.events == ["didFinish true"])
+    #expect(report[late].outcome?.errors.testCodes == [6])
+  }
 }
