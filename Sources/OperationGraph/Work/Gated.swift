@@ -17,7 +17,7 @@ extension OperationRequest {
   /// The value becomes optional, so the gated request is a plain ``OperationRequest``, not a query
   /// of the same state. To keep the value type (and with it `QueryRequest` conformance, so that a
   /// store can hold the gated request), give the value of a closed gate with
-  /// ``gated(otherwise:_:)-(_,(OperationContext)->Bool)``.
+  /// `gated(otherwise:_:)`.
   ///
   /// Yields of the request reach the continuation as optional values. The gate is asked again on
   /// every run, so a store that refetches sees the gate's latest answer.
@@ -33,7 +33,7 @@ extension OperationRequest {
   /// Runs the request only when a gate that ignores the context is open; otherwise succeeds with
   /// `nil` without running it.
   ///
-  /// This is ``gated(_:)-(OperationContext)->Bool`` for a gate such as `{ featureFlags.isOn }`.
+  /// This is the context-reading `gated(_:)` for a gate such as `{ featureFlags.isOn }`.
   ///
   /// ```swift
   /// let request = Backfill().gated { await featureFlags.isEnabled(.backfill) }
@@ -52,7 +52,7 @@ extension OperationRequest where Value: Sendable {
   /// Runs the request only when a gate is open; otherwise succeeds with a given value without
   /// running it.
   ///
-  /// This is ``gated(_:)-(OperationContext)->Bool`` without the optional: the value type stays
+  /// This is the context-reading `gated(_:)` without the optional: the value type stays
   /// the same, so a gated query is still a query for a store. For a `Void` request, pass `()`.
   ///
   /// ```swift
@@ -87,8 +87,8 @@ extension OperationRequest where Value: Sendable {
   }
 }
 
-/// The modifier behind ``OperationRequest/gated(_:)-(OperationContext)->Bool`` and
-/// ``OperationRequest/gated(otherwise:_:)-(_,(OperationContext)->Bool)``.
+/// The modifier behind `OperationRequest.gated(_:)` and
+/// `OperationRequest.gated(otherwise:_:)`.
 public struct _GatedModifier<Operation: OperationRequest, Value>: OperationModifier, Sendable {
   /// The type of error the gated request throws: the wrapped request's.
   public typealias Failure = Operation.Failure

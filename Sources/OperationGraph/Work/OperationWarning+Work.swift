@@ -19,8 +19,8 @@ extension OperationWarning {
     )
   }
 
-  /// ``OperationRequest/repeating(maxCount:waiting:while:)-(_,_,(Int,Result<Value,Failure>)->Bool)``
-  /// was given a largest number of runs below 1.
+  /// `OperationRequest.repeating(maxCount:waiting:while:)` was given a largest number of runs
+  /// below 1.
   ///
   /// The request runs once, as with `maxCount: 1`.
   ///

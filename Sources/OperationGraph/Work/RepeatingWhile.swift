@@ -70,7 +70,7 @@ extension OperationRequest where Value: Sendable {
   /// number of runs, waiting between runs by a wait strategy.
   ///
   /// This is danthorpe/Operations' `Repeatable` `shouldRepeat(count)`, and
-  /// ``repeating(maxCount:waiting:while:)-(_,_,(Int,Result<Value,Failure>)->Bool)`` with a
+  /// `repeating(maxCount:waiting:while:)` (the form whose predicate takes the outcome) with a
   /// predicate that ignores the outcome; everything else works the same way.
   ///
   /// ```swift
@@ -92,7 +92,7 @@ extension OperationRequest where Value: Sendable {
 }
 
 /// The modifier behind
-/// ``OperationRequest/repeating(maxCount:waiting:while:)-(_,_,(Int,Result<Value,Failure>)->Bool)``.
+/// `OperationRequest.repeating(maxCount:waiting:while:)`.
 public struct _RepeatingWhileModifier<Operation: OperationRequest>: OperationModifier, Sendable
 where Operation.Value: Sendable {
   let maxCount: Int?

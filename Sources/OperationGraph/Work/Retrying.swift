@@ -156,6 +156,25 @@ public struct RetryFailure<Request: OperationRequest> {
   /// The earlier failed attempts, oldest first, each with the wait that followed it.
   public let previousAttempts: [RetryAttempt<Request.Failure>]
 
+  /// Creates what a handler knows about a failed attempt, for example to test a handler.
+  ///
+  /// - Parameters:
+  ///   - request: The request that ran the failed attempt.
+  ///   - error: The failed attempt's error.
+  ///   - failureCount: The number of failures so far, this one included.
+  ///   - previousAttempts: The earlier failed attempts, oldest first.
+  public init(
+    request: Request,
+    error: Request.Failure,
+    failureCount: Int,
+    previousAttempts: [RetryAttempt<Request.Failure>]
+  ) {
+    self.request = request
+    self.error = error
+    self.failureCount = failureCount
+    self.previousAttempts = previousAttempts
+  }
+
   /// Every error of the run so far, oldest first, this attempt's last.
   ///
   /// - Complexity: O(*n*) for *n* failures.
@@ -178,6 +197,19 @@ public struct RetryDecision<Request: OperationRequest> {
   }
 
   let kind: Kind
+
+  /// The wait before the retry, or `nil` for a decision to stop.
+  public var wait: OperationDuration? {
+    guard case .retry(let wait, _) = self.kind else { return nil }
+    return wait
+  }
+
+  /// The request that the retry runs instead of the failed one, or `nil` when it runs the same
+  /// request again or the decision is to stop.
+  public var replacement: Request? {
+    guard case .retry(_, let replacement) = self.kind else { return nil }
+    return replacement
+  }
 
   /// Ends the run with the failed attempt's error.
   public static var stop: Self {
@@ -207,6 +239,9 @@ public struct RetryDecision<Request: OperationRequest> {
     Self(kind: .retry(wait: wait, replacement: request))
   }
 }
+
+extension RetryDecision: Sendable where Request: Sendable {}
+extension RetryDecision.Kind: Sendable where Request: Sendable {}
 
 // MARK: - Modifier
 

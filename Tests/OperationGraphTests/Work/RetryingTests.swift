@@ -193,6 +193,39 @@ import Testing
     #expect(delayer.delays == [.seconds(1)])
   }
 
+  @Test func `Decisions Say Their Wait And Replacement`() {
+    #expect(RetryDecision<Download>.stop.wait == nil)
+    #expect(RetryDecision<Download>.stop.replacement == nil)
+    #expect(RetryDecision<Download>.retry.wait == .zero)
+    #expect(RetryDecision<Download>.retry(after: .seconds(2)).wait == .seconds(2))
+    let replaced = RetryDecision.retry(
+      with: Download(log: WorkRunLog(), quality: .low),
+      after: .seconds(1)
+    )
+    #expect(replaced.wait == .seconds(1))
+    #expect(replaced.replacement?.quality == .low)
+  }
+
+  @Test func `A Handler Can Be Tested Without Running A Request`() {
+    let handler: @Sendable (RetryFailure<Download>) -> RetryDecision<Download> = { failure in
+      failure.errors.count < 2 ? .retry(after: .seconds(1)) : .stop
+    }
+    let first = RetryFailure(
+      request: Download(log: WorkRunLog(), quality: .high),
+      error: WorkError(run: 1),
+      failureCount: 1,
+      previousAttempts: []
+    )
+    let second = RetryFailure(
+      request: first.request,
+      error: WorkError(run: 2),
+      failureCount: 2,
+      previousAttempts: [RetryAttempt(number: 1, error: WorkError(run: 1), wait: .seconds(1))]
+    )
+    #expect(handler(first).wait == .seconds(1))
+    #expect(handler(second).wait == nil)
+  }
+
   // MARK: - Context and other retry modifiers
 
   @Test func `The Retry Index Is Nil First Then Counts Retries`() async {
