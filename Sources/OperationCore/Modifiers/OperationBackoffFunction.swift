@@ -96,6 +96,76 @@ extension OperationBackoffFunction {
   }
 }
 
+extension OperationBackoffFunction {
+  /// A wait that starts at `initial` and grows by `increment` with each retry: i, i + d, i + 2d, …
+  ///
+  /// This is ``linear(_:)`` with a first wait of its own: `.incrementing(from: d, by: d)` equals
+  /// `.linear(d)` for every retry. Attempt 0, which no retry waits for, gives no wait, as with the
+  /// other growing curves.
+  ///
+  /// ```swift
+  /// let backoff = OperationBackoffFunction.incrementing(from: .seconds(5), by: .seconds(1))
+  /// backoff(1)  // 5 seconds
+  /// backoff(3)  // 7 seconds
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - initial: The wait before the first retry.
+  ///   - increment: How much longer each later wait is than the one before.
+  /// - Returns: The backoff function.
+  public static func incrementing(
+    from initial: OperationDuration,
+    by increment: OperationDuration
+  ) -> Self {
+    Self("Incrementing from \(initial) by \(increment)") { attempt in
+      guard attempt > 0 else { return .zero }
+      return initial + increment * (attempt - 1)
+    }
+  }
+
+  /// A wait picked at random, anew for every retry, from a closed range.
+  ///
+  /// Both bounds can be picked. Unlike ``jittered(using:)``, which scales another curve, the wait
+  /// does not depend on the attempt. Pass a seeded generator to make the waits reproducible.
+  ///
+  /// ```swift
+  /// let backoff = OperationBackoffFunction.random(in: .seconds(1) ... .seconds(2))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - range: The waits to pick from.
+  ///   - generator: The source of randomness; the system's by default.
+  /// - Returns: The backoff function.
+  public static func random(
+    in range: ClosedRange<OperationDuration>,
+    using generator: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+  ) -> Self {
+    let generator = Lock(generator)
+    let bounds = range.lowerBound.attoseconds...range.upperBound.attoseconds
+    return Self("Random in \(range.lowerBound)...\(range.upperBound)") { _ in
+      OperationDuration(attoseconds: generator.withLock { Int128.random(in: bounds, using: &$0) })
+    }
+  }
+
+  /// This function's wait, but never longer than `maximum`.
+  ///
+  /// ```swift
+  /// let backoff = OperationBackoffFunction.exponential(.seconds(1)).capped(at: .seconds(20))
+  /// (1...6).map { backoff($0) }  // 1, 2, 4, 8, 16 and 20 seconds
+  /// ```
+  ///
+  /// > Note: The wrapped function is still called for every attempt, and its value is capped
+  /// > afterwards; a curve that overflows for a large attempt overflows under a cap as well.
+  ///
+  /// - Parameter maximum: The longest wait.
+  /// - Returns: The capped backoff function.
+  public func capped(at maximum: OperationDuration) -> Self {
+    Self("\(self.rawDescription), at most \(maximum)") { attempt in
+      min(self(attempt), maximum)
+    }
+  }
+}
+
 private func fibonacciNumber(_ n: Int) -> Int {
   guard n > 0 else { return 0 }
   var (previous, current) = (0, 1)

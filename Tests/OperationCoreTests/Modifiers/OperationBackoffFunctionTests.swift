@@ -8,6 +8,14 @@ import Testing
     (OperationBackoffFunction.linear(.seconds(2)), [0, 2, 4, 6, 8, 10]),
     (OperationBackoffFunction.constant(.seconds(3)), [3, 3, 3, 3, 3, 3]),
     (OperationBackoffFunction.noBackoff, [0, 0, 0, 0, 0, 0]),
+    (
+      OperationBackoffFunction.incrementing(from: .seconds(5), by: .seconds(2)),
+      [0, 5, 7, 9, 11, 13]
+    ),
+    (
+      OperationBackoffFunction.exponential(.seconds(1)).capped(at: .seconds(5)), [0, 1, 2, 4, 5, 5]
+    ),
+    (OperationBackoffFunction.constant(.seconds(9)).capped(at: .seconds(4)), [4, 4, 4, 4, 4, 4]),
   ])
   func `Backoff Functions Follow Their Curves`(
     backoff: OperationBackoffFunction,
@@ -23,6 +31,15 @@ import Testing
     (.linear(.seconds(1)), "Linear every 1.0 seconds"),
     (.fibonacci(.seconds(1)), "Fibonacci every 1.0 seconds"),
     (.linear(.seconds(1)).jittered(), "Linear every 1.0 seconds with jitter"),
+    (
+      .incrementing(from: .seconds(1), by: .seconds(2)),
+      "Incrementing from 1.0 seconds by 2.0 seconds"
+    ),
+    (.random(in: .seconds(1) ... .seconds(2)), "Random in 1.0 seconds...2.0 seconds"),
+    (
+      .exponential(.seconds(1)).capped(at: .seconds(20)),
+      "Exponential every 1.0 seconds, at most 20.0 seconds"
+    ),
     (OperationBackoffFunction("Mine") { _ in .zero }, "Mine"),
   ])
   func `Descriptions Name The Curve`(backoff: OperationBackoffFunction, description: String) {
@@ -43,6 +60,36 @@ import Testing
     }
     #expect(Set(delays).count > 1)
     #expect(first(0) == .zero)
+  }
+
+  @Test func `Incrementing From The Step By The Step Is Linear`() {
+    let incrementing = OperationBackoffFunction.incrementing(from: .seconds(3), by: .seconds(3))
+    let linear = OperationBackoffFunction.linear(.seconds(3))
+    #expect((0...20).map { incrementing($0) } == (0...20).map { linear($0) })
+  }
+
+  @Test func `Random Waits Stay In The Closed Range And Repeat With The Same Seed`() {
+    let first = OperationBackoffFunction.random(
+      in: .seconds(1) ... .seconds(2),
+      using: SeededGenerator(seed: 3)
+    )
+    let second = OperationBackoffFunction.random(
+      in: .seconds(1) ... .seconds(2),
+      using: SeededGenerator(seed: 3)
+    )
+    let delays = (1...50).map { first($0) }
+    #expect(delays == (1...50).map { second($0) })
+    #expect(delays.allSatisfy { $0 >= .seconds(1) && $0 <= .seconds(2) })
+    #expect(Set(delays).count > 1)
+  }
+
+  @Test func `Random Waits Can Take Both Bounds`() {
+    let backoff = OperationBackoffFunction.random(
+      in: OperationDuration(attoseconds: 0)...OperationDuration(attoseconds: 1),
+      using: SeededGenerator(seed: 11)
+    )
+    let delays = Set((1...100).map { backoff($0) })
+    #expect(delays == [OperationDuration(attoseconds: 0), OperationDuration(attoseconds: 1)])
   }
 
   @Test func `Exponential Backoff Does Not Overflow For Large Attempts`() {
