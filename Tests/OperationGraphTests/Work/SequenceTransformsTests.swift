@@ -11,6 +11,16 @@ import Testing
     #expect(try await OperationRunner(operation: request).run() == ["Hello World Hello World"])
   }
 
+  @Test func `Map On An Array Request Transforms The Whole Array And MapEach Each Element`()
+    async throws
+  {
+    let numbers = WorkScriptedQuery { _ in .success([1, 2, 3]) }
+    let count = try await OperationRunner(operation: numbers.map { $0.count }).run()
+    let doubled = try await OperationRunner(operation: numbers.mapEach { $0 * 2 }).run()
+    #expect(count == 3)
+    #expect(doubled == [2, 4, 6])
+  }
+
   @Test func `Filter Keeps The Even Numbers`() async throws {
     let request = WorkScriptedQuery { _ in .success(Array(0..<10)) }.filter { $0.isMultiple(of: 2) }
     #expect(try await OperationRunner(operation: request).run() == [0, 2, 4, 6, 8])
