@@ -151,4 +151,29 @@ import Testing
     #expect(log.events == ["didFinish true"])
     #expect(report[late].outcome?.errors.testCodes == [6])
   }
+
+  @Test func `Every Event Names The Node And Its Graph`() async throws {
+    let seen = Lock([String]())
+    let record: @Sendable (NodeInfo) -> Void = { node in
+      seen.withLock { $0.append("\(node.displayName) in \(node.graph.name ?? "?")") }
+    }
+    let graph = WorkGraph(name: "Import queue")
+    let node = try graph.add(
+      name: "Doing some work...",
+      observers: [
+        BlockObserver(
+          willStart: record,
+          didStart: record,
+          willFinish: { node, _ in record(node) },
+          didFinish: { node, _ in record(node) }
+        )
+      ]
+    ) { _ in "done" }
+    #expect(graph.report(of: node).description == "'Doing some work...' #0: pending")
+    await graph.run()
+    #expect(
+      seen.withLock { $0 } == Array(repeating: "Doing some work... in Import queue", count: 4)
+    )
+    #expect(graph.report(of: node).description == "'Doing some work...' #0: finished: succeeded")
+  }
 }
