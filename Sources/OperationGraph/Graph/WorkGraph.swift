@@ -312,7 +312,7 @@ public final class WorkGraph: Sendable {
     conditions: [any GraphCondition],
     observers: [any GraphObserver],
     producer: GraphNodeID? = nil,
-    onEndWithoutRunning: (@Sendable () -> Void)? = nil
+    onEndWithoutRunning: (@Sendable (_ cancellationErrors: [any Error]) -> Void)? = nil
   ) throws(GraphError) -> GraphNode<Value> {
     for dependency in dependencies where dependency.id.graph != self.identity {
       throw GraphError(
@@ -575,16 +575,19 @@ public final class WorkGraph: Sendable {
   }
 
   private func endWithoutRunning(_ node: Int, end: GraphStateMachine.End) {
-    let (observers, info, categories, finalizer) = self.state.withLock {
-      state -> ([any GraphObserver], NodeInfo?, [String], (@Sendable () -> Void)?) in
+    let (observers, info, categories, finalizer, errors) = self.state.withLock {
+      state -> (
+        [any GraphObserver], NodeInfo?, [String], (@Sendable ([any Error]) -> Void)?, [any Error]
+      ) in
       let categories = state.payloads[node].heldCategories
       state.payloads[node].heldCategories = []
       let observers = state.payloads[node].observers
       let info = observers.isEmpty ? nil : self.info(node, in: state)
-      return (observers, info, categories, state.payloads[node].onEndWithoutRunning)
+      let errors = end == .cancelled ? state.payloads[node].cancellationErrors : []
+      return (observers, info, categories, state.payloads[node].onEndWithoutRunning, errors)
     }
     ExclusivityLocks.shared.release(categories)
-    finalizer?()
+    finalizer?(errors)
     self.progress.advance(by: 1)
     if let info {
       let outcome = self.state.withLock { $0.payloads[node].outcome }
@@ -863,7 +866,7 @@ extension WorkGraph {
     var categories = [String]()
     var heldCategories = [String]()
     var observers = [any GraphObserver]()
-    var onEndWithoutRunning: (@Sendable () -> Void)?
+    var onEndWithoutRunning: (@Sendable ([any Error]) -> Void)?
     var value: (any Sendable)?
     var errors = [any Error]()
     var conditionErrors = [any Error]()
