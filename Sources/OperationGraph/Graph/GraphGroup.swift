@@ -86,8 +86,8 @@ extension WorkGraph {
       conditions: conditions,
       observers: observers,
       producer: nil,
-      onEndWithoutRunning: {
-        children.cancelAll()
+      onEndWithoutRunning: { errors in
+        children.cancelAll(with: errors.isEmpty ? [] : [GraphParentCancelledError(errors: errors)])
         children.start()
       }
     )

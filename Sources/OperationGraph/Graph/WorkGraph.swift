@@ -144,7 +144,7 @@ public final class WorkGraph: Sendable {
     let now = self.context.operationClock.now()
     let actions = self.state.withLock { state in
       let actions = state.machine.start()
-      state.recordEnds(actions, now: now)
+      state.record(actions, now: now)
       return actions
     }
     self.perform(actions)
@@ -163,7 +163,14 @@ public final class WorkGraph: Sendable {
 
   /// Starts nodes again after ``suspend()``.
   public func resume() {
-    self.perform(self.state.withLock { $0.machine.resume() })
+    let now = self.context.operationClock.now()
+    self.perform(
+      self.state.withLock { state in
+        let actions = state.machine.resume()
+        state.record(actions, now: now)
+        return actions
+      }
+    )
   }
 
   /// Whether the graph is suspended.
@@ -201,7 +208,7 @@ public final class WorkGraph: Sendable {
       else { return ([], nil) }
       state.payloads[index].cancellationErrors += errors
       let (isFirst, actions) = state.machine.cancel(index)
-      state.recordEnds(actions, now: now)
+      state.record(actions, now: now)
       let notifies = isFirst && !state.payloads[index].observers.isEmpty
       return (actions, notifies ? self.info(index, in: state) : nil)
     }
@@ -223,7 +230,7 @@ public final class WorkGraph: Sendable {
         state.payloads[index].cancellationErrors += errors
       }
       let (cancelled, actions) = state.machine.cancelAll()
-      state.recordEnds(actions, now: now)
+      state.record(actions, now: now)
       let infos = cancelled.compactMap { index in
         state.payloads[index].observers.isEmpty ? nil : self.info(index, in: state)
       }
@@ -305,7 +312,7 @@ public final class WorkGraph: Sendable {
     conditions: [any GraphCondition],
     observers: [any GraphObserver],
     producer: GraphNodeID? = nil,
-    onEndWithoutRunning: (@Sendable () -> Void)? = nil
+    onEndWithoutRunning: (@Sendable (_ cancellationErrors: [any Error]) -> Void)? = nil
   ) throws(GraphError) -> GraphNode<Value> {
     for dependency in dependencies where dependency.id.graph != self.identity {
       throw GraphError(
@@ -360,7 +367,7 @@ public final class WorkGraph: Sendable {
         payload.onEndWithoutRunning = onEndWithoutRunning
         state.append(payload)
         actions += added.actions
-        state.recordEnds(actions, now: now)
+        state.record(actions, now: now)
         return .success(
           Addition(
             node: added.node,
@@ -396,7 +403,7 @@ public final class WorkGraph: Sendable {
       self.perform(
         self.state.withLock { state in
           let actions = state.machine.release(addition.node)
-          state.recordEnds(actions, now: now)
+          state.record(actions, now: now)
           return actions
         }
       )
@@ -536,8 +543,8 @@ public final class WorkGraph: Sendable {
     }
   }
 
+  /// Starts the task that an action asked for; its key is live since that decision.
   private func startTask(_ key: TaskKey, _ body: @escaping @Sendable () async -> Void) {
-    self.state.withLock { _ = $0.liveTasks.insert(key) }
     let task = Task {
       await body()
       self.state.withLock { state in
@@ -568,16 +575,19 @@ public final class WorkGraph: Sendable {
   }
 
   private func endWithoutRunning(_ node: Int, end: GraphStateMachine.End) {
-    let (observers, info, categories, finalizer) = self.state.withLock {
-      state -> ([any GraphObserver], NodeInfo?, [String], (@Sendable () -> Void)?) in
+    let (observers, info, categories, finalizer, errors) = self.state.withLock {
+      state -> (
+        [any GraphObserver], NodeInfo?, [String], (@Sendable ([any Error]) -> Void)?, [any Error]
+      ) in
       let categories = state.payloads[node].heldCategories
       state.payloads[node].heldCategories = []
       let observers = state.payloads[node].observers
       let info = observers.isEmpty ? nil : self.info(node, in: state)
-      return (observers, info, categories, state.payloads[node].onEndWithoutRunning)
+      let errors = end == .cancelled ? state.payloads[node].cancellationErrors : []
+      return (observers, info, categories, state.payloads[node].onEndWithoutRunning, errors)
     }
     ExclusivityLocks.shared.release(categories)
-    finalizer?()
+    finalizer?(errors)
     self.progress.advance(by: 1)
     if let info {
       let outcome = self.state.withLock { $0.payloads[node].outcome }
@@ -653,7 +663,7 @@ public final class WorkGraph: Sendable {
         state.payloads[node].heldCategories = held
       }
       let actions = state.machine.conditionsEvaluated(node, result: result)
-      state.recordEnds(actions, now: now)
+      state.record(actions, now: now)
       return (actions, release)
     }
     if release {
@@ -743,7 +753,7 @@ public final class WorkGraph: Sendable {
       (continuation, categories) = self.state.withLock { state in
         state.payloads[node].finishedAt = now
         let continuation = state.machine.finished(node, end: end, settles: false)
-        state.recordEnds(continuation.actions, now: now)
+        state.record(continuation.actions, now: now)
         return (continuation, state.payloads[node].takeCategories())
       }
       ExclusivityLocks.shared.release(categories)
@@ -759,7 +769,7 @@ public final class WorkGraph: Sendable {
         state.payloads[node].finishedAt = now
         let continuation = state.machine.finished(node, end: end, settles: true)
         state.payloads[node].end = continuation.end
-        state.recordEnds(continuation.actions, now: now)
+        state.record(continuation.actions, now: now)
         return (continuation, state.payloads[node].takeCategories())
       }
       ExclusivityLocks.shared.release(categories)
@@ -784,9 +794,10 @@ extension WorkGraph {
   ///
   /// - `machine` decides; the rest is what its decisions need and what it does not know: the
   ///   nodes' work, results and times, and the tasks that run them.
-  /// - A task's key is in `liveTasks` from just before the task is created until its body has
-  ///   returned; its handle is in `tasks` once stored, and a cancellation that comes before the
-  ///   handle is stored waits in `pendingCancellations`.
+  /// - A task's key is in `liveTasks` from the decision that starts it (recorded with the
+  ///   decision, under the same lock) until its body has returned; its handle is in `tasks` once
+  ///   stored, and a cancellation that comes before the handle is stored (even before the task
+  ///   is created) waits in `pendingCancellations`.
   private struct State: Sendable {
     var machine: GraphStateMachine
     var payloads = [NodePayload]()
@@ -806,13 +817,24 @@ extension WorkGraph {
     }
 
     /// Records, under the same lock as the decision, the end of every node that the state
-    /// machine ended without running, so that no one reads such a node as unfinished.
-    mutating func recordEnds(_ actions: [GraphStateMachine.Action], now: Date) {
-      for case .endWithoutRunning(let node, let end) in actions {
-        self.payloads[node].end = end
-        self.payloads[node].finishedAt = now
-        // NB: A node that ended without running never will: its work can go.
-        self.payloads[node].body = nil
+    /// machine ended without running, so that no one reads such a node as unfinished, and the
+    /// tasks it decided to start, so that a cancellation that comes before a task exists waits
+    /// for it instead of being lost.
+    mutating func record(_ actions: [GraphStateMachine.Action], now: Date) {
+      for action in actions {
+        switch action {
+        case .endWithoutRunning(let node, let end):
+          self.payloads[node].end = end
+          self.payloads[node].finishedAt = now
+          // NB: A node that ended without running never will: its work can go.
+          self.payloads[node].body = nil
+        case .evaluate(let node):
+          self.liveTasks.insert(.evaluation(node))
+        case .startWorker(_, let worker):
+          self.liveTasks.insert(.worker(worker))
+        case .cancelEvaluation, .cancelWorker, .completeRun:
+          break
+        }
       }
     }
 
@@ -844,7 +866,7 @@ extension WorkGraph {
     var categories = [String]()
     var heldCategories = [String]()
     var observers = [any GraphObserver]()
-    var onEndWithoutRunning: (@Sendable () -> Void)?
+    var onEndWithoutRunning: (@Sendable ([any Error]) -> Void)?
     var value: (any Sendable)?
     var errors = [any Error]()
     var conditionErrors = [any Error]()

@@ -155,3 +155,21 @@ import Testing
     #expect(group.graph.report.notExecutedCount == 1)
   }
 }
+
+extension `GraphGroup tests` {
+  @Test func `A Group Cancelled With Errors Before It Starts Cancels Its Children With Them`()
+    async throws
+  {
+    let graph = WorkGraph()
+    let group = try graph.addGroup { group in
+      try group.add { _ in 1 }
+    }
+    graph.cancel(group, with: [GraphTestError(code: 9)])
+    let report = await graph.run()
+    #expect(report[group].outcome?.errors.testCodes == [9])
+    let childErrors = try #require(group.graph.report.nodes[0].outcome?.errors)
+    let parentError = try #require(childErrors.first as? GraphParentCancelledError)
+    #expect(childErrors.count == 1)
+    #expect(parentError.errors.testCodes == [9])
+  }
+}

@@ -464,3 +464,74 @@ extension `WorkGraph tests` {
     #expect(await updates.value?.isFinished == true)
   }
 }
+
+@Suite struct `WorkGraph cancellation race tests` {
+  /// A graph whose first action, when it starts, ends a node cancelled before the run; that node's
+  /// `willFinish` cancels `target`, which the same start has just given a task it has not made yet.
+  static func graphCancellingOnFirstEnd<Value: Sendable>(
+    conditions: [any GraphCondition] = [],
+    _ body: @escaping @Sendable (NodeContext) async throws -> Value
+  ) throws -> (WorkGraph, GraphNode<Value>) {
+    let graph = WorkGraph()
+    let target = Lock<GraphNode<Value>?>(nil)
+    let first = try graph.add(
+      observers: [
+        BlockObserver(willFinish: { _, _ in
+          if let node = target.withLock({ $0 }) { graph.cancel(node) }
+        })
+      ]
+    ) { _ in }
+    let node = try graph.add(conditions: conditions, body)
+    target.withLock { $0 = node }
+    graph.cancel(first)
+    return (graph, node)
+  }
+
+  @Test func `A Node Cancelled Before Its Worker Task Exists Has Its Work Cancelled`() async throws
+  {
+    let started = Gate()
+    let escape = Gate()
+    let sawCancellation = Lock<Bool?>(nil)
+    let (graph, node) = try Self.graphCancellingOnFirstEnd { _ in
+      started.open()
+      await withTaskCancellationHandler {
+        await escape.wait()
+      } onCancel: {
+        escape.open()
+      }
+      sawCancellation.withLock { $0 = Task.isCancelled }
+    }
+    let run = Task { await graph.run() }
+    await started.wait()
+    // NB: Lets the work return if its task was never cancelled, so that the test ends either way.
+    escape.open()
+    let report = await run.value
+    #expect(report[node].outcome?.isCancelled == true)
+    #expect(sawCancellation.withLock { $0 } == true)
+  }
+
+  @Test func `A Node Cancelled Before Its Evaluation Task Exists Has Its Evaluation Cancelled`()
+    async throws
+  {
+    let started = Gate()
+    let escape = Gate()
+    let sawCancellation = Lock<Bool?>(nil)
+    let condition = BlockCondition {
+      started.open()
+      await withTaskCancellationHandler {
+        await escape.wait()
+      } onCancel: {
+        escape.open()
+      }
+      sawCancellation.withLock { $0 = Task.isCancelled }
+      return true
+    }
+    let (graph, node) = try Self.graphCancellingOnFirstEnd(conditions: [condition]) { _ in 1 }
+    let run = Task { await graph.run() }
+    await started.wait()
+    escape.open()
+    let report = await run.value
+    #expect(report[node].outcome?.isCancelled == true)
+    #expect(sawCancellation.withLock { $0 } == true)
+  }
+}
