@@ -1,8 +1,9 @@
 /// The process-wide locks behind mutual exclusion: one FIFO lock per category.
 ///
-/// A node with a mutually exclusive condition acquires its categories' locks after its
-/// conditions are satisfied and holds them until it ends, so two nodes of one category never
-/// run at the same time, in any graph of the process. Waiters get the lock in the order they
+/// A node with a mutually exclusive condition acquires its categories' locks on its worker, once
+/// it has a slot to run in, and holds them until its work returns, so two nodes of one category
+/// never run at the same time, in any graph of the process. Only running nodes hold or wait for
+/// these locks, so a lock's holder is always on its way to releasing it. Waiters get the lock in the order they
 /// asked for it. A node with several categories acquires them in sorted order, so two nodes
 /// never wait for each other's locks.
 package final class ExclusivityLocks: Sendable {

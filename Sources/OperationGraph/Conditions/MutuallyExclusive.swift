@@ -1,9 +1,11 @@
 /// A condition that keeps its node from running at the same time as any other node of the same
 /// category, in any graph of the process.
 ///
-/// It is always satisfied; the exclusion comes from a process-wide FIFO lock per category that
-/// the node holds from the moment its conditions are satisfied until it ends. Nodes of one
-/// category run one at a time, in the order their conditions were satisfied.
+/// It is always satisfied; the exclusion comes from a process-wide FIFO lock per category. A node
+/// takes the lock once it has a slot to run in (after its dependencies and conditions), before
+/// its will-start observers, and holds it until its work returns. Nodes of one category run one
+/// at a time, in the order they got a slot; a node that waits for the lock counts against its
+/// graph's concurrency limit, and a node that waits for a slot holds no lock.
 ///
 /// ```swift
 /// enum Alert {}

@@ -329,6 +329,11 @@ public final class WorkGraph: Sendable {
     let erased: NodeBody = { context in try await body(context) }
     let dependencyIndices = dependencies.map(\.id.index)
     let now = self.context.operationClock.now()
+    // NB: The node's unit of progress (and its conditions' dependencies') exists before the node
+    // can start, so that no node completes a unit the total does not count yet; a refused add
+    // takes it back.
+    let addedCount = Int64(1 + conditions.count { $0.dependency != nil })
+    self.progress.increaseTotalUnitCount(by: addedCount)
     let outcome = self.state.withLock { state -> Result<Addition, GraphError> in
       var nodeObservers = self.observers + observers
       var producerObservers = [any GraphObserver]()
@@ -371,7 +376,6 @@ public final class WorkGraph: Sendable {
         return .success(
           Addition(
             node: added.node,
-            addedCount: conditionDependencies.count + 1,
             actions: actions,
             observers: nodeObservers,
             info: isHeld ? self.info(added.node, in: state) : nil,
@@ -385,10 +389,13 @@ public final class WorkGraph: Sendable {
         return .failure(self.graphError(error, in: state))
       }
     }
-    let addition = try outcome.get()
-    // NB: Before the actions run, so that the node's unit exists when it ends; a condition's
-    // dependency counts as a node too.
-    self.progress.totalUnitCount += Int64(addition.addedCount)
+    let addition: Addition
+    do {
+      addition = try outcome.get()
+    } catch {
+      self.progress.increaseTotalUnitCount(by: -addedCount)
+      throw error
+    }
     self.perform(addition.actions)
     if let info = addition.info {
       for observer in addition.observers {
@@ -414,7 +421,6 @@ public final class WorkGraph: Sendable {
   /// What adding a node decided under the lock, to perform after it.
   private struct Addition {
     let node: Int
-    let addedCount: Int
     let actions: [GraphStateMachine.Action]
     let observers: [any GraphObserver]
     let info: NodeInfo?
@@ -575,18 +581,13 @@ public final class WorkGraph: Sendable {
   }
 
   private func endWithoutRunning(_ node: Int, end: GraphStateMachine.End) {
-    let (observers, info, categories, finalizer, errors) = self.state.withLock {
-      state -> (
-        [any GraphObserver], NodeInfo?, [String], (@Sendable ([any Error]) -> Void)?, [any Error]
-      ) in
-      let categories = state.payloads[node].heldCategories
-      state.payloads[node].heldCategories = []
+    let (observers, info, finalizer, errors) = self.state.withLock {
+      state -> ([any GraphObserver], NodeInfo?, (@Sendable ([any Error]) -> Void)?, [any Error]) in
       let observers = state.payloads[node].observers
       let info = observers.isEmpty ? nil : self.info(node, in: state)
       let errors = end == .cancelled ? state.payloads[node].cancellationErrors : []
-      return (observers, info, categories, state.payloads[node].onEndWithoutRunning, errors)
+      return (observers, info, state.payloads[node].onEndWithoutRunning, errors)
     }
-    ExclusivityLocks.shared.release(categories)
     finalizer?(errors)
     self.progress.advance(by: 1)
     if let info {
@@ -603,13 +604,12 @@ public final class WorkGraph: Sendable {
 
   /// Evaluates a node's conditions, then acquires its exclusivity locks.
   private func evaluate(_ node: Int) async {
-    let (conditions, categories, conditionContext) = self.state.withLock { state in
+    let (conditions, conditionContext) = self.state.withLock { state in
       let dependencies = state.machine.nodes[node].dependencies.map {
         state.report($0, graph: self.identity)
       }
       return (
         state.payloads[node].conditions,
-        state.payloads[node].categories,
         ConditionContext(node: self.info(node, in: state), dependencies: dependencies)
       )
     }
@@ -640,34 +640,16 @@ public final class WorkGraph: Sendable {
         }
       }
     }
-    var held = [String]()
-    if failures.isEmpty && !isCancelled && !Task.isCancelled {
-      do {
-        for category in categories {
-          try await ExclusivityLocks.shared.acquire(category)
-          held.append(category)
-        }
-      } catch {
-        isCancelled = true
-      }
-    }
     let result: GraphStateMachine.ConditionsResult =
       if isCancelled || Task.isCancelled { .cancelled } else if !failures.isEmpty { .failed } else {
         .satisfied
       }
     let now = self.context.operationClock.now()
-    let (actions, release) = self.state.withLock { state -> ([GraphStateMachine.Action], Bool) in
+    let actions = self.state.withLock { state in
       state.payloads[node].conditionErrors = failures
-      let release = result != .satisfied || state.machine.nodes[node].isCancellationRequested
-      if !release {
-        state.payloads[node].heldCategories = held
-      }
       let actions = state.machine.conditionsEvaluated(node, result: result)
       state.record(actions, now: now)
-      return (actions, release)
-    }
-    if release {
-      ExclusivityLocks.shared.release(held)
+      return actions
     }
     self.perform(actions)
   }
@@ -685,10 +667,11 @@ public final class WorkGraph: Sendable {
   /// - Returns: The node the same worker runs next.
   private func runNode(_ node: Int) async -> Int? {
     let clock = self.context.operationClock
-    let (body, observers, info, name) = self.state.withLock {
-      state -> (NodeBody, [any GraphObserver], NodeInfo?, String?) in
+    let (body, observers, info, name, categories) = self.state.withLock {
+      state -> (NodeBody, [any GraphObserver], NodeInfo?, String?, [String]) in
       let observers = state.payloads[node].observers
-      if observers.isEmpty {
+      let categories = state.payloads[node].categories
+      if observers.isEmpty && categories.isEmpty {
         state.payloads[node].startedAt = clock.now()
       }
       // NB: The work runs once, so the graph lets go of it (and of what it captured) now.
@@ -701,8 +684,21 @@ public final class WorkGraph: Sendable {
         body,
         observers,
         observers.isEmpty ? nil : self.info(node, in: state),
-        state.payloads[node].name
+        state.payloads[node].name,
+        categories
       )
+    }
+    // NB: The exclusivity locks are taken here, by a node that holds a slot and so will run:
+    // a node that waits for a slot holds none, so a suspended graph or a full one keeps no
+    // category from the rest of the process, and a node that waits for a category waits only
+    // for nodes that are running.
+    let held = await Self.acquire(categories)
+    guard held.count == categories.count else {
+      return self.endCancelledBeforeStarting(node, observers: observers, info: info)
+    }
+    if !categories.isEmpty && info == nil {
+      let now = clock.now()
+      self.state.withLock { $0.payloads[node].startedAt = now }
     }
     if let info {
       for observer in observers {
@@ -739,7 +735,6 @@ public final class WorkGraph: Sendable {
     case .failure: end = .failed
     }
     let continuation: GraphStateMachine.Continuation
-    let categories: [String]
     if let info {
       let outcome = self.state.withLock { state in
         state.payloads[node].record(result)
@@ -750,13 +745,13 @@ public final class WorkGraph: Sendable {
         observer.willFinish(info, outcome: outcome)
       }
       let now = clock.now()
-      (continuation, categories) = self.state.withLock { state in
+      continuation = self.state.withLock { state in
         state.payloads[node].finishedAt = now
         let continuation = state.machine.finished(node, end: end, settles: false)
         state.record(continuation.actions, now: now)
-        return (continuation, state.payloads[node].takeCategories())
+        return continuation
       }
-      ExclusivityLocks.shared.release(categories)
+      ExclusivityLocks.shared.release(held)
       self.perform(continuation.actions)
       for observer in observers {
         observer.didFinish(info, outcome: outcome)
@@ -764,16 +759,74 @@ public final class WorkGraph: Sendable {
       self.perform(self.state.withLock { $0.machine.settled(node) })
     } else {
       let now = clock.now()
-      (continuation, categories) = self.state.withLock { state in
+      continuation = self.state.withLock { state in
         state.payloads[node].record(result)
         state.payloads[node].finishedAt = now
         let continuation = state.machine.finished(node, end: end, settles: true)
         state.payloads[node].end = continuation.end
         state.record(continuation.actions, now: now)
-        return (continuation, state.payloads[node].takeCategories())
+        return continuation
       }
-      ExclusivityLocks.shared.release(categories)
+      ExclusivityLocks.shared.release(held)
       self.perform(continuation.actions)
+    }
+    return continuation.next
+  }
+}
+
+// MARK: - Exclusivity
+
+extension WorkGraph {
+  /// Takes the categories' locks in order.
+  ///
+  /// - Returns: The categories taken: all of them, or, when the task was cancelled while it
+  ///   waited, none (those taken before are released).
+  private static func acquire(_ categories: [String]) async -> [String] {
+    var held = [String]()
+    for category in categories {
+      do {
+        try await ExclusivityLocks.shared.acquire(category)
+        held.append(category)
+      } catch {
+        ExclusivityLocks.shared.release(held)
+        return []
+      }
+    }
+    return held
+  }
+
+  /// Ends a node whose worker was cancelled while it waited for a mutual exclusion lock: its
+  /// work never ran, and its observers hear that it finished without starting.
+  ///
+  /// - Returns: The node the same worker runs next (none: its task is cancelled).
+  private func endCancelledBeforeStarting(
+    _ node: Int,
+    observers: [any GraphObserver],
+    info: NodeInfo?
+  ) -> Int? {
+    let now = self.context.operationClock.now()
+    let outcome = self.state.withLock { state in
+      state.payloads[node].end = state.machine.workReturned(node, end: .cancelled)
+      return state.payloads[node].outcome
+    }
+    if let info {
+      for observer in observers {
+        observer.willFinish(info, outcome: outcome)
+      }
+    }
+    let continuation = self.state.withLock { state in
+      state.payloads[node].finishedAt = now
+      let continuation = state.machine.finished(node, end: .cancelled, settles: info == nil)
+      state.record(continuation.actions, now: now)
+      return continuation
+    }
+    self.progress.advance(by: 1)
+    self.perform(continuation.actions)
+    if let info {
+      for observer in observers {
+        observer.didFinish(info, outcome: outcome)
+      }
+      self.perform(self.state.withLock { $0.machine.settled(node) })
     }
     return continuation.next
   }
@@ -864,7 +917,6 @@ extension WorkGraph {
     var body: NodeBody?
     var conditions = [any GraphCondition]()
     var categories = [String]()
-    var heldCategories = [String]()
     var observers = [any GraphObserver]()
     var onEndWithoutRunning: (@Sendable ([any Error]) -> Void)?
     var value: (any Sendable)?
@@ -893,11 +945,6 @@ extension WorkGraph {
       case .failure(let error):
         self.errors = [error]
       }
-    }
-
-    mutating func takeCategories() -> [String] {
-      defer { self.heldCategories = [] }
-      return self.heldCategories
     }
 
     var outcome: NodeOutcome {

@@ -78,6 +78,18 @@ public final class ProgressReporter: Sendable {
     }
   }
 
+  /// Changes the total by a number of units in one step, so that concurrent changes add up (two
+  /// `totalUnitCount += 1` from two threads may lose one).
+  ///
+  /// - Parameter units: The units to add to the total; negative to take some away. The total
+  ///   stays at 0 or more, and the completed units at most the total.
+  public func increaseTotalUnitCount(by units: Int64) {
+    self.change { state in
+      state.totalUnitCount = max(state.totalUnitCount + units, 0)
+      state.completedUnitCount = min(state.completedUnitCount, state.totalUnitCount)
+    }
+  }
+
   /// Adds whole units of completed work, clamped to the total.
   ///
   /// - Parameter units: The units done since the last report; 1 by default.

@@ -93,4 +93,32 @@ import Testing
     #expect(try graph.result(of: third)?.get() == 3)
     #expect(!ExclusivityLocks.shared.isHeld("MutuallyExclusive<\(name)>"))
   }
+
+  @Test(.timeLimit(.minutes(1)))
+  func `A Node Waiting For A Slot Holds No Category A Running Group's Child Needs`() async throws {
+    // NB: The group takes the only slot. `waiting` has its conditions evaluated meanwhile and
+    // then waits for the slot; the group's second child needs the same category. A node that
+    // took its category before it had a slot would keep it from the child forever.
+    let name = "Slot \(#line)"
+    let evaluated = Latch()
+    let graph = WorkGraph(maxConcurrentNodes: 1)
+    let group = try graph.addGroup { group in
+      let first = try group.add { _ in await evaluated.wait(for: 1) }
+      try group.add(after: [first], conditions: [MutuallyExclusive(category: name)]) { _ in "child"
+      }
+    }
+    let waiting = try graph.add(
+      conditions: [
+        MutuallyExclusive(category: name),
+        BlockCondition {
+          evaluated.arrive()
+          return true
+        },
+      ]
+    ) { _ in "waiting" }
+    let report = await graph.run()
+    #expect(report[group].outcome?.isSucceeded == true)
+    #expect(try graph.result(of: waiting)?.get() == "waiting")
+    #expect(!ExclusivityLocks.shared.isHeld("MutuallyExclusive<\(name)>"))
+  }
 }

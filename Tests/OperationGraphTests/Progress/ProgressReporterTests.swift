@@ -242,3 +242,21 @@ import Testing
     _ = subscription
   }
 }
+
+extension `ProgressReporter tests` {
+  @Test func `Concurrent Increases Of The Total All Count`() async {
+    let reporter = ProgressReporter(totalUnitCount: 0)
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          for _ in 0..<1_000 {
+            reporter.increaseTotalUnitCount(by: 1)
+          }
+        }
+      }
+    }
+    #expect(reporter.totalUnitCount == 8_000)
+    reporter.increaseTotalUnitCount(by: -10_000)
+    #expect(reporter.totalUnitCount == 0)
+  }
+}
