@@ -209,8 +209,7 @@ public final class WorkGraph: Sendable {
       state.payloads[index].cancellationErrors += errors
       let (isFirst, actions) = state.machine.cancel(index)
       state.record(actions, now: now)
-      let notifies = isFirst && !state.payloads[index].observers.isEmpty
-      return (actions, notifies ? self.info(index, in: state) : nil)
+      return (actions, isFirst ? state.takeCancelNotification(index, info: self.info(_:in:)) : nil)
     }
     if let info {
       self.notifyCancelled(info, errors: errors)
@@ -232,7 +231,7 @@ public final class WorkGraph: Sendable {
       let (cancelled, actions) = state.machine.cancelAll()
       state.record(actions, now: now)
       let infos = cancelled.compactMap { index in
-        state.payloads[index].observers.isEmpty ? nil : self.info(index, in: state)
+        state.takeCancelNotification(index, info: self.info(_:in:))
       }
       return (infos, actions)
     }
@@ -369,6 +368,7 @@ public final class WorkGraph: Sendable {
         payload.conditions = conditions
         payload.categories = Array(Set(conditions.compactMap(\.mutualExclusionCategory))).sorted()
         payload.observers = nodeObservers
+        payload.isAttaching = isHeld
         payload.onEndWithoutRunning = onEndWithoutRunning
         state.append(payload)
         actions += added.actions
@@ -404,6 +404,19 @@ public final class WorkGraph: Sendable {
       if let producerInfo = addition.producerInfo {
         for observer in addition.producerObservers {
           observer.didProduce(info, from: producerInfo)
+        }
+      }
+      // NB: A cancellation that came while the observers were being attached (or before: the
+      // graph was cancelled) is told now, after didAttach, and before the node can end.
+      let errors = self.state.withLock { state -> [any Error]? in
+        state.payloads[addition.node].isAttaching = false
+        guard state.machine.nodes[addition.node].isCancellationRequested else { return nil }
+        return state.takeCancelNotification(addition.node, info: self.info(_:in:)) == nil
+          ? nil : state.payloads[addition.node].cancellationErrors
+      }
+      if let errors {
+        for observer in addition.observers {
+          observer.didCancel(info, errors: errors)
         }
       }
       let now = self.context.operationClock.now()
@@ -860,6 +873,21 @@ extension WorkGraph {
     var runWaiters = [CheckedContinuation<Void, Never>]()
     var cancellationErrors = [any Error]()
 
+    /// Marks a node's cancellation as told, when its observers are to be told now: it has
+    /// observers, they have been attached, and they were not told before.
+    ///
+    /// - Returns: The node, as its observers see it, when they are to be told.
+    mutating func takeCancelNotification(
+      _ index: Int,
+      info: (Int, State) -> NodeInfo
+    ) -> NodeInfo? {
+      guard !self.payloads[index].observers.isEmpty, !self.payloads[index].isAttaching,
+        !self.payloads[index].isCancelNotified
+      else { return nil }
+      self.payloads[index].isCancelNotified = true
+      return info(index, self)
+    }
+
     /// Adds a node's payload; a node added to a cancelled graph takes the graph's errors.
     mutating func append(_ payload: NodePayload) {
       var payload = payload
@@ -918,6 +946,11 @@ extension WorkGraph {
     var conditions = [any GraphCondition]()
     var categories = [String]()
     var observers = [any GraphObserver]()
+    /// Whether the node's observers are being told that they were attached: a cancellation
+    /// waits to be told until they have been.
+    var isAttaching = false
+    /// Whether the node's observers have been told of its cancellation.
+    var isCancelNotified = false
     var onEndWithoutRunning: (@Sendable ([any Error]) -> Void)?
     var value: (any Sendable)?
     var errors = [any Error]()

@@ -141,14 +141,16 @@ import Testing
     let late = try graph.add(
       observers: [
         BlockObserver(
+          didAttach: { _ in log.append("didAttach") },
           willStart: { _ in log.append("willStart") },
+          didCancel: { _, errors in log.append("didCancel \(errors.testCodes)") },
           didFinish: { _, outcome in log.append("didFinish \(outcome.isCancelled)") }
         )
       ]
     ) { _ in 1 }
     gate.open()
     let report = await run.value
-    #expect(log.events == ["didFinish true"])
+    #expect(log.events == ["didAttach", "didCancel [6]", "didFinish true"])
     #expect(report[late].outcome?.errors.testCodes == [6])
   }
 
