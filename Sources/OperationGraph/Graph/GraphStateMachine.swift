@@ -417,8 +417,9 @@ package struct GraphStateMachine: Sendable {
   /// It does not start anything: the caller fills the free slots once the event is handled.
   private mutating func becomeEligible(_ node: Int, actions: inout [Action]) {
     if self.nodes[node].isCancellationRequested {
-      self.markEnded(node, .cancelled, actions: &actions)
+      // NB: The node's end comes before the ends it causes, so observers hear them in order.
       actions.append(.endWithoutRunning(node: node, end: .cancelled))
+      self.markEnded(node, .cancelled, actions: &actions)
     } else {
       self.prepare(node, actions: &actions)
     }
@@ -482,8 +483,8 @@ package struct GraphStateMachine: Sendable {
   /// Ends a node that does not run (any more), cancelled or not executed, and starts what that
   /// made ready.
   private mutating func end(_ node: Int, _ end: End, actions: inout [Action]) {
-    self.markEnded(node, end, actions: &actions)
     actions.append(.endWithoutRunning(node: node, end: end))
+    self.markEnded(node, end, actions: &actions)
     self.fillSlots(actions: &actions, worker: nil)
   }
 
@@ -493,9 +494,12 @@ package struct GraphStateMachine: Sendable {
   /// work list instead of recursion keeps a long cancelled chain from growing the stack.
   private mutating func markEnded(_ node: Int, _ end: End, actions: inout [Action]) {
     var ended = [node]
+    var next = 0
     self.nodes[node].phase = .finished
     self.nodes[node].end = end
-    while let current = ended.popLast() {
+    while next < ended.count {
+      let current = ended[next]
+      next += 1
       for dependent in self.nodes[current].dependents {
         self.nodes[dependent].unfinishedDependencyCount -= 1
         guard

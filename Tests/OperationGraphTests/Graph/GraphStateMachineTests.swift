@@ -230,4 +230,15 @@ import Testing
     #expect(machine.lifecycle == .running)
     #expect(machine.settled(0) == [.completeRun])
   }
+
+  @Test func `A Cancelled Chain Ends In Dependency Order`() throws {
+    var machine = Machine(concurrencyLimit: 1)
+    for index in 0..<4 {
+      _ = try machine.add(dependencies: index == 0 ? [] : [index - 1], needsEvaluation: false)
+    }
+    _ = machine.cancelAll()
+    #expect(
+      machine.start() == (0..<4).map { .endWithoutRunning(node: $0, end: .cancelled) }
+    )
+  }
 }
