@@ -52,8 +52,8 @@ let package = Package(
     // which upstream builds on, cannot be resolved here, so Observation takes its place.
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     // TESTS ONLY: generated event sequences (with shrinking to a smallest failing one) for the
-    // synchronous tests of the deduplication state machine, through Swift Testing. Only the
-    // OperationCoreTests target links it.
+    // synchronous tests of the deduplication and graph scheduling state machines, through Swift
+    // Testing. Only the OperationCoreTests and OperationGraphTests targets link it.
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
   ],
   targets: [
@@ -150,6 +150,8 @@ let package = Package(
         // NB: Lets `reportIssue` record warnings as Swift Testing issues, which `withKnownIssue`
         // matches; without it they are only printed.
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        // NB: Generated event sequences for the graph's scheduling state machine.
+        .product(name: "PropertyBased", package: "swift-property-based"),
         // NB: The logging observer's tests build a `Logger` with a capturing handler.
         .product(
           name: "Logging",

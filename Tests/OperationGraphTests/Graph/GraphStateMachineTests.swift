@@ -1,3 +1,4 @@
+import PropertyBased
 import Testing
 
 @testable import OperationGraph
@@ -240,5 +241,200 @@ import Testing
     #expect(
       machine.start() == (0..<4).map { .endWithoutRunning(node: $0, end: .cancelled) }
     )
+  }
+}
+
+// MARK: - Generated event sequences
+
+@Suite struct `GraphStateMachine generated tests` {
+  @Test(arguments: [1, 3])
+  func `Generated Event Sequences Keep Every Rule`(limit: Int) async {
+    // NB: Each number is one event: its remainder by 10 says which, and its quotient which node
+    // it applies to (see `SchedulingHarness.apply`).
+    await propertyCheck(count: 300, input: Gen.int(in: 0...199).array(of: 0...120)) { events in
+      var harness = SchedulingHarness(limit: limit)
+      for event in events {
+        harness.apply(event)
+        harness.checkInvariants()
+      }
+      harness.drain()
+      harness.checkOutcomes()
+    }
+  }
+}
+
+/// Drives a state machine as a graph would, with the tasks it asks for simulated: workers run
+/// their node until the harness finishes it, evaluations end when the harness decides, and
+/// nodes that end without running settle when the harness lets them.
+private struct SchedulingHarness {
+  var machine: GraphStateMachine
+  /// The node each live worker runs.
+  var workers = [Int: Int]()
+  /// Workers whose task was cancelled: for good, so they must take no further node.
+  var cancelledWorkers = Set<Int>()
+  /// Nodes whose conditions are being evaluated.
+  var evaluating = Set<Int>()
+  /// Nodes that ended and wait for their observers (to settle).
+  var unsettled = Set<Int>()
+  /// How often each node ended (ran to its end, or ended without running).
+  var ends = [Int]()
+  var completions = 0
+
+  init(limit: Int) {
+    self.machine = GraphStateMachine(concurrencyLimit: limit)
+  }
+
+  mutating func apply(_ event: Int) {
+    let which = event % 10
+    let target = event / 10
+    let count = self.machine.nodes.count
+    switch which {
+    case 0, 1:
+      // Add a node after up to two earlier ones.
+      guard self.machine.lifecycle != .finished else { return }
+      var dependencies = [Int]()
+      if count > 0 {
+        dependencies.append(target % count)
+        if target % 3 == 0 { dependencies.append((target / 3) % count) }
+      }
+      let added = try! self.machine.add(
+        dependencies: dependencies,
+        needsEvaluation: target % 4 == 0
+      )
+      self.ends.append(0)
+      self.perform(added.actions)
+    case 2:
+      guard count > 1 else { return }
+      // NB: A refused edge (a cycle, a started node) changes nothing.
+      try? self.machine.addDependency(target % count, on: (target / count) % count)
+    case 3:
+      self.perform(self.machine.start())
+    case 4, 5:
+      // A worker's node returns.
+      guard
+        let worker = self.workers.keys.sorted().dropFirst(target % max(self.workers.count, 1)).first
+      else { return }
+      self.finishWorker(
+        worker,
+        end: target % 5 == 0 ? .failed : .succeeded,
+        settles: target % 2 == 0
+      )
+    case 6:
+      guard
+        let node = self.evaluating.sorted().dropFirst(target % max(self.evaluating.count, 1)).first
+      else { return }
+      self.evaluating.remove(node)
+      let result: GraphStateMachine.ConditionsResult = [
+        .satisfied, .satisfied, .failed, .cancelled,
+      ][target % 4]
+      self.perform(self.machine.conditionsEvaluated(node, result: result))
+    case 7:
+      guard count > 0 else { return }
+      self.perform(self.machine.cancel(target % count).actions)
+    case 8:
+      if target % 7 == 0 {
+        self.perform(self.machine.cancelAll().actions)
+      } else if target % 2 == 0 {
+        self.machine.suspend()
+      } else {
+        self.perform(self.machine.resume())
+      }
+    default:
+      guard let node = self.unsettled.sorted().first else { return }
+      self.unsettled.remove(node)
+      self.perform(self.machine.settled(node))
+    }
+  }
+
+  mutating func finishWorker(_ worker: Int, end: GraphStateMachine.End, settles: Bool) {
+    guard let node = self.workers[worker] else { return }
+    let continuation = self.machine.finished(node, end: end, settles: settles)
+    self.ends[node] += 1
+    if !settles {
+      self.unsettled.insert(node)
+    }
+    if let next = continuation.next {
+      #expect(!self.cancelledWorkers.contains(worker), "cancelled worker \(worker) took \(next)")
+      self.workers[worker] = next
+    } else {
+      self.workers[worker] = nil
+    }
+    self.perform(continuation.actions)
+  }
+
+  mutating func perform(_ actions: [GraphStateMachine.Action]) {
+    for action in actions {
+      switch action {
+      case .evaluate(let node):
+        #expect(self.evaluating.insert(node).inserted, "evaluated twice at once: \(node)")
+      case .cancelEvaluation:
+        break
+      case .startWorker(let node, let worker):
+        #expect(self.workers[worker] == nil, "worker \(worker) started twice")
+        self.workers[worker] = node
+      case .cancelWorker(let worker):
+        #expect(self.workers[worker] != nil, "cancelled worker \(worker) is not running")
+        self.cancelledWorkers.insert(worker)
+      case .endWithoutRunning(let node, _):
+        self.ends[node] += 1
+        self.unsettled.insert(node)
+      case .completeRun:
+        self.completions += 1
+      }
+    }
+  }
+
+  func checkInvariants() {
+    let running = self.machine.nodes.indices.filter {
+      switch self.machine.nodes[$0].phase {
+      case .running, .finishing: true
+      default: false
+      }
+    }
+    #expect(running.count == self.machine.runningCount)
+    #expect(running.count <= self.machine.concurrencyLimit)
+    #expect(Set(running) == Set(self.workers.values))
+    for node in running {
+      for dependency in self.machine.nodes[node].dependencies {
+        #expect(
+          self.machine.nodes[dependency].phase == .finished,
+          "\(node) runs before \(dependency)"
+        )
+      }
+    }
+    #expect(self.ends.allSatisfy { $0 <= 1 })
+    #expect(self.completions <= 1)
+    if self.completions == 1 {
+      #expect(self.machine.nodes.allSatisfy { $0.isSettled })
+    }
+  }
+
+  /// Lets everything that is pending happen, as a graph's tasks would.
+  mutating func drain() {
+    self.perform(self.machine.resume())
+    self.perform(self.machine.start())
+    var steps = 0
+    while steps < 100_000 {
+      steps += 1
+      if let worker = self.workers.keys.sorted().first {
+        self.finishWorker(worker, end: .succeeded, settles: false)
+      } else if let node = self.evaluating.sorted().first {
+        self.evaluating.remove(node)
+        self.perform(self.machine.conditionsEvaluated(node, result: .satisfied))
+      } else if let node = self.unsettled.sorted().first {
+        self.unsettled.remove(node)
+        self.perform(self.machine.settled(node))
+      } else {
+        break
+      }
+      self.checkInvariants()
+    }
+  }
+
+  func checkOutcomes() {
+    #expect(self.machine.lifecycle == .finished)
+    #expect(self.completions == 1)
+    #expect(self.ends.allSatisfy { $0 == 1 })
+    #expect(self.machine.nodes.allSatisfy { $0.end != nil && $0.isSettled })
   }
 }
