@@ -40,17 +40,22 @@ import Testing
     let gate = Gate()
     let started = Latch()
     let graph = WorkGraph(maxConcurrentNodes: 4)
-    let category = MutuallyExclusive(category: "Ordered \(#line)")
+    let name = "Ordered \(#line)"
+    let category = MutuallyExclusive(category: name)
     try graph.add(conditions: [category]) { _ in
       log.append("first started")
       started.arrive()
       await gate.wait()
       log.append("first finished")
     }
-    let second = try graph.add(conditions: [category]) { _ in log.append("second") }
     let run = Task { await graph.run() }
     await started.wait(for: 1)
-    #expect(graph.report(of: second).status.outcome == nil)
+    // NB: Added while the first node holds the category, the second one gets a slot and waits
+    // for the category.
+    let second = try graph.add(conditions: [category]) { _ in log.append("second") }
+    await ExclusivityLocks.shared.waitForWaiters(category.name, count: 1)
+    #expect(graph.report(of: second).status.isRunning)
+    #expect(log.events == ["first started"])
     gate.open()
     _ = await run.value
     #expect(log.events == ["first started", "first finished", "second"])
@@ -82,16 +87,19 @@ import Testing
       started.arrive()
       await gate.wait()
     }
-    let waiting = try graph.add(conditions: [category]) { _ in 2 }
-    let third = try graph.add(conditions: [category]) { _ in 3 }
     let run = Task { await graph.run() }
     await started.wait(for: 1)
+    let waiting = try graph.add(conditions: [category]) { _ in 2 }
+    await ExclusivityLocks.shared.waitForWaiters(category.name, count: 1)
+    let third = try graph.add(conditions: [category]) { _ in 3 }
+    await ExclusivityLocks.shared.waitForWaiters(category.name, count: 2)
     graph.cancel(waiting)
     gate.open()
     let report = await run.value
     #expect(report[waiting].outcome?.isCancelled == true)
+    #expect(report[waiting].startedAt == nil)
     #expect(try graph.result(of: third)?.get() == 3)
-    #expect(!ExclusivityLocks.shared.isHeld("MutuallyExclusive<\(name)>"))
+    #expect(!ExclusivityLocks.shared.isHeld(category.name))
   }
 
   @Test(.timeLimit(.minutes(1)))
