@@ -27,7 +27,8 @@ public protocol GraphCondition: Sendable {
   /// The category of mutual exclusion, or `nil` (the default) for none.
   ///
   /// Nodes with a condition of the same category never run at the same time, in any graph of the
-  /// process; they run one at a time, in the order they got a slot to run in.
+  /// process; they run one at a time, in the order they asked for the category's lock, once they
+  /// had a slot to run in.
   var mutualExclusionCategory: String? { get }
 
   /// Work that runs before the condition is evaluated, as a node of the same graph that the

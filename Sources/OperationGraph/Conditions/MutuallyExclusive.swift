@@ -4,8 +4,9 @@
 /// It is always satisfied; the exclusion comes from a process-wide FIFO lock per category. A node
 /// takes the lock once it has a slot to run in (after its dependencies and conditions), before
 /// its will-start observers, and holds it until its work returns. Nodes of one category run one
-/// at a time, in the order they got a slot; a node that waits for the lock counts against its
-/// graph's concurrency limit, and a node that waits for a slot holds no lock.
+/// at a time, in the order they asked for the lock (nodes that got their slots at the same time
+/// may ask in either order); a node that waits for the lock counts against its graph's
+/// concurrency limit, and a node that waits for a slot holds no lock.
 ///
 /// ```swift
 /// enum Alert {}
