@@ -54,7 +54,11 @@ extension OperationRequest where Value: Sendable {
       count = 1
     }
     return self.modifier(
-      _RepeatingModifier(interval: interval, maxCount: count, shouldContinue: shouldContinue)
+      _RepeatingModifier(
+        maxCount: count,
+        wait: { _ in interval },
+        shouldContinue: { _, poll in shouldContinue(poll) }
+      )
     )
   }
 
@@ -85,12 +89,28 @@ extension OperationRequest where Value: Sendable {
 /// The modifier behind ``OperationRequest/repeating(every:maxCount:while:)-(OperationDuration,_,_)``.
 public struct _RepeatingModifier<Operation: OperationRequest>: OperationModifier, Sendable
 where Operation.Value: Sendable {
-  let interval: OperationDuration
   let maxCount: Int?
-  let shouldContinue: @Sendable (Result<Operation.Value, Operation.Failure>) -> Bool
+  let wait: @Sendable (_ count: Int) -> OperationDuration
+  let shouldContinue: @Sendable (_ count: Int, Result<Operation.Value, Operation.Failure>) -> Bool
+
+  /// A modifier that runs the operation until `shouldContinue` (given the number of runs so far
+  /// and the last outcome), `maxCount` or cancellation stops it, waiting `wait(count)` after run
+  /// number `count`.
+  ///
+  /// Polling is the case of a fixed wait and a predicate of the outcome alone; OperationGraph's
+  /// `repeating(maxCount:waiting:while:)` passes its wait strategy and its predicate of the count.
+  package init(
+    maxCount: Int?,
+    wait: @escaping @Sendable (_ count: Int) -> OperationDuration,
+    shouldContinue: @escaping @Sendable (Int, Result<Operation.Value, Operation.Failure>) -> Bool
+  ) {
+    self.maxCount = maxCount
+    self.wait = wait
+    self.shouldContinue = shouldContinue
+  }
 
   /// Runs the operation until the predicate, the count limit or cancellation stops it, yielding
-  /// every poll but the last.
+  /// every outcome but the last.
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
@@ -111,13 +131,14 @@ where Operation.Value: Sendable {
       if let maxCount = self.maxCount, count >= maxCount {
         return try poll.get()
       }
-      guard self.shouldContinue(poll), !Task.isCancelled else {
+      guard self.shouldContinue(count, poll), !Task.isCancelled else {
         return try poll.get()
       }
       continuation.yield(with: poll)
-      if self.interval > .zero {
+      let wait = self.wait(count)
+      if wait > .zero {
         // NB: A delayer throws only when its task is cancelled, which the check below handles.
-        try? await context.operationDelayer.delay(for: self.interval)
+        try? await context.operationDelayer.delay(for: wait)
       }
       if Task.isCancelled {
         return try poll.get()

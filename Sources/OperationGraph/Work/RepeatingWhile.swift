@@ -55,14 +55,16 @@ extension OperationRequest where Value: Sendable {
     while shouldRepeat:
       @escaping @Sendable (_ count: Int, _ outcome: Result<Value, Failure>) ->
       Bool
-  ) -> ModifiedOperation<Self, _RepeatingWhileModifier<Self>> {
+  ) -> ModifiedOperation<Self, _RepeatingModifier<Self>> {
     var count = maxCount
     if let maxCount, maxCount < 1 {
       reportWarning(.repeatingMaxCountNotPositive(maxCount))
       count = 1
     }
+    // NB: The core's polling modifier is this loop with a fixed wait and a predicate of the
+    // outcome alone.
     return self.modifier(
-      _RepeatingWhileModifier(maxCount: count, wait: wait, shouldRepeat: shouldRepeat)
+      _RepeatingModifier(maxCount: count, wait: { wait($0) }, shouldContinue: shouldRepeat)
     )
   }
 
@@ -86,61 +88,7 @@ extension OperationRequest where Value: Sendable {
     maxCount: Int? = nil,
     waiting wait: WaitStrategy = .none,
     while shouldRepeat: @escaping @Sendable (_ count: Int) -> Bool
-  ) -> ModifiedOperation<Self, _RepeatingWhileModifier<Self>> {
+  ) -> ModifiedOperation<Self, _RepeatingModifier<Self>> {
     self.repeating(maxCount: maxCount, waiting: wait) { count, _ in shouldRepeat(count) }
-  }
-}
-
-/// The modifier behind
-/// `OperationRequest.repeating(maxCount:waiting:while:)`.
-public struct _RepeatingWhileModifier<Operation: OperationRequest>: OperationModifier, Sendable
-where Operation.Value: Sendable {
-  let maxCount: Int?
-  let wait: WaitStrategy
-  let shouldRepeat: @Sendable (Int, Result<Operation.Value, Operation.Failure>) -> Bool
-
-  /// Runs the request until the count limit, the predicate or cancellation stops it, yielding
-  /// every outcome but the last.
-  ///
-  /// - Parameters:
-  ///   - isolation: The actor the caller runs on.
-  ///   - context: The context of this run.
-  ///   - operation: The wrapped request.
-  ///   - continuation: Receives every outcome but the last, and the runs' own yields.
-  /// - Returns: The value of the last run.
-  /// - Throws: The error of the last run.
-  public func run(
-    isolation: isolated (any Actor)?,
-    in context: OperationContext,
-    using operation: Operation,
-    with continuation: OperationContinuation<Operation.Value, Operation.Failure>
-  ) async throws(Operation.Failure) -> Operation.Value {
-    var count = 0
-    while true {
-      let outcome: Result<Operation.Value, Operation.Failure>
-      do throws(Operation.Failure) {
-        outcome = .success(
-          try await operation.run(isolation: isolation, in: context, with: continuation)
-        )
-      } catch {
-        outcome = .failure(error)
-      }
-      count += 1
-      if let maxCount = self.maxCount, count >= maxCount {
-        return try outcome.get()
-      }
-      guard self.shouldRepeat(count, outcome), !Task.isCancelled else {
-        return try outcome.get()
-      }
-      continuation.yield(with: outcome)
-      let wait = self.wait(count)
-      if wait > .zero {
-        // NB: A delayer throws only when its task is cancelled, which the check below handles.
-        try? await context.operationDelayer.delay(for: wait)
-      }
-      if Task.isCancelled {
-        return try outcome.get()
-      }
-    }
   }
 }

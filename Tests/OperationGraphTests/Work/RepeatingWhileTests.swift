@@ -88,7 +88,7 @@ import Testing
     let query = WorkScriptedQuery.failing(untilRun: 1)
     var runner:
       OperationRunner<
-        ModifiedOperation<WorkScriptedQuery<Int>, _RepeatingWhileModifier<WorkScriptedQuery<Int>>>
+        ModifiedOperation<WorkScriptedQuery<Int>, _RepeatingModifier<WorkScriptedQuery<Int>>>
       >?
     withKnownIssue {
       runner = OperationRunner(operation: query.repeating(maxCount: 0) { _ in true })
