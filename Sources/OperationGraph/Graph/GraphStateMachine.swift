@@ -127,11 +127,6 @@ package struct GraphStateMachine: Sendable {
     self.concurrencyLimit = concurrencyLimit
   }
 
-  /// The number of nodes that have not settled yet.
-  package var unsettledNodeCount: Int {
-    self.unsettledCount
-  }
-
   /// The number of nodes waiting for a slot.
   package var readyCount: Int {
     self.readyQueue.count - self.readyQueueHead

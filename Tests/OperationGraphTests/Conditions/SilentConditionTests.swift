@@ -25,4 +25,30 @@ import Testing
     #expect(report[silent].outcome?.isSucceeded == true)
     #expect(report.nodes.count == 3)
   }
+
+  @Test func `A Condition's Dependency Can Be Work Whose Value Is Discarded`() async throws {
+    let log = EventLog()
+    let counting = GraphWork(name: "Count") { _ -> Int in
+      log.append("counted")
+      return 3
+    }
+    let graph = WorkGraph()
+    let node = try graph.add(
+      conditions: [WorkDependencyCondition(dependency: counting.discardingValue())]
+    ) { _ in log.append("node") }
+    await graph.run()
+    #expect(log.events == ["counted", "node"])
+    #expect(graph.dependencies(of: node).count == 1)
+    #expect(graph.report(of: graph.dependencies(of: node)[0]).name == "Count")
+  }
+}
+
+/// A condition whose dependency is the work it is given.
+private struct WorkDependencyCondition: GraphCondition {
+  let dependency: GraphWork<Void>?
+  var name: String { "Work Dependency" }
+
+  func evaluate(in context: ConditionContext) async -> ConditionResult {
+    .satisfied
+  }
 }
