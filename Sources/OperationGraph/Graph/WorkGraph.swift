@@ -328,34 +328,43 @@ public final class WorkGraph: Sendable {
     let erased: NodeBody = { context in try await body(context) }
     let dependencyIndices = dependencies.map(\.id.index)
     let now = self.context.operationClock.now()
+    // NB: Conditions and observers are the user's types: what they say is read here, before the
+    // graph's lock is taken, never under it. A producer's observers do not change once it was
+    // added, so reading them under a lock of their own is as good as under the main one.
+    let conditionWork = conditions.compactMap { condition -> (name: String, body: NodeBody)? in
+      guard let dependency = condition.dependency else { return nil }
+      let dependencyBody = dependency.body
+      return (
+        dependency.name ?? "Dependency of \(condition.name)",
+        { context in try await dependencyBody(context) }
+      )
+    }
+    let categories = Array(Set(conditions.compactMap(\.mutualExclusionCategory))).sorted()
+    let producerObservers =
+      producer.map { producer in
+        self.state.withLock { state in
+          state.payloads.indices.contains(producer.index)
+            ? state.payloads[producer.index].observers : []
+        }
+      } ?? []
+    let nodeObservers =
+      self.observers + observers + producerObservers.filter(\.attachesToProducedNodes)
+    let isHeld = !nodeObservers.isEmpty || !producerObservers.isEmpty
     // NB: The node's unit of progress (and its conditions' dependencies') exists before the node
     // can start, so that no node completes a unit the total does not count yet; a refused add
     // takes it back.
-    let addedCount = Int64(1 + conditions.count { $0.dependency != nil })
+    let addedCount = Int64(1 + conditionWork.count)
     self.progress.increaseTotalUnitCount(by: addedCount)
     let outcome = self.state.withLock { state -> Result<Addition, GraphError> in
-      var nodeObservers = self.observers + observers
-      var producerObservers = [any GraphObserver]()
-      if let producer, state.payloads.indices.contains(producer.index) {
-        producerObservers = state.payloads[producer.index].observers
-        nodeObservers += producerObservers.filter(\.attachesToProducedNodes)
-      }
-      let isHeld = !nodeObservers.isEmpty || !producerObservers.isEmpty
       var actions = [GraphStateMachine.Action]()
       do throws(GraphStateMachineError) {
         var conditionDependencies = [Int]()
-        for condition in conditions {
-          guard let dependency = condition.dependency else { continue }
+        for dependency in conditionWork {
           let added = try state.machine.add(
             dependencies: dependencyIndices,
             needsEvaluation: false
           )
-          let dependencyBody = dependency.body
-          state.append(
-            NodePayload(name: dependency.name ?? "Dependency of \(condition.name)") { context in
-              try await dependencyBody(context)
-            }
-          )
+          state.append(NodePayload(name: dependency.name, body: dependency.body))
           actions += added.actions
           conditionDependencies.append(added.node)
         }
@@ -366,7 +375,7 @@ public final class WorkGraph: Sendable {
         )
         var payload = NodePayload(name: work.name, body: erased)
         payload.conditions = conditions
-        payload.categories = Array(Set(conditions.compactMap(\.mutualExclusionCategory))).sorted()
+        payload.categories = categories
         payload.observers = nodeObservers
         payload.isAttaching = isHeld
         payload.onEndWithoutRunning = onEndWithoutRunning

@@ -1,3 +1,4 @@
+import OperationCore
 import OperationGraph
 import Testing
 
@@ -40,6 +41,54 @@ import Testing
     #expect(log.events == ["counted", "node"])
     #expect(graph.dependencies(of: node).count == 1)
     #expect(graph.report(of: graph.dependencies(of: node)[0]).name == "Count")
+  }
+}
+
+extension `SilentCondition tests` {
+  @Test(.timeLimit(.minutes(1)))
+  func `A Condition's Properties Are Read With No Lock Of The Graph Held`() async throws {
+    // NB: Each property reads the graph, which takes the graph's lock: read under that lock, as
+    // it once was, the add would deadlock.
+    let graph = WorkGraph()
+    let condition = GraphReadingCondition(graph: graph)
+    let node = try graph.add(conditions: [condition]) { _ in 1 }
+    await graph.run()
+    #expect(try graph.result(of: node)?.get() == 1)
+    #expect(condition.reads.withLock { $0 } >= 3)
+  }
+}
+
+/// A condition whose properties read the graph it belongs to.
+private final class GraphReadingCondition: GraphCondition {
+  let graph: WorkGraph
+  let reads = Lock(0)
+
+  init(graph: WorkGraph) {
+    self.graph = graph
+  }
+
+  private func read() {
+    _ = self.graph.nodeCount
+    self.reads.withLock { $0 += 1 }
+  }
+
+  var name: String {
+    self.read()
+    return "Graph Reading"
+  }
+
+  var mutualExclusionCategory: String? {
+    self.read()
+    return nil
+  }
+
+  var dependency: GraphWork<Void>? {
+    self.read()
+    return GraphWork { _ in }
+  }
+
+  func evaluate(in context: ConditionContext) async -> ConditionResult {
+    .satisfied
   }
 }
 
