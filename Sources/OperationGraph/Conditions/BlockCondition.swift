@@ -32,6 +32,23 @@ public struct BlockCondition: GraphCondition {
   }
 }
 
+extension BlockCondition: OperationCondition {
+  public func evaluate(
+    for operation: ConcurrentOperation,
+    completion: @escaping @Sendable (OperationConditionResult) -> Void
+  ) {
+    let block = self.block
+    let name = self.name
+    Task {
+      do {
+        completion(try await block() ? .satisfied : .failed(BlockConditionFailed(name: name)))
+      } catch {
+        completion(.failed(error))
+      }
+    }
+  }
+}
+
 /// A ``BlockCondition``'s closure returned `false`.
 public struct BlockConditionFailed: Error, Hashable, Sendable, CustomStringConvertible {
   /// The condition's name.

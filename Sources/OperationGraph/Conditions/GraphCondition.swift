@@ -20,17 +20,7 @@
 ///
 /// try graph.add(syncRequest, conditions: [SignedIn(session: session)])
 /// ```
-public protocol GraphCondition: Sendable {
-  /// The condition's name, as errors and logs show it.
-  var name: String { get }
-
-  /// The category of mutual exclusion, or `nil` (the default) for none.
-  ///
-  /// Nodes with a condition of the same category never run at the same time, in any graph of the
-  /// process; they run one at a time, in the order they asked for the category's lock, once they
-  /// had a slot to run in.
-  var mutualExclusionCategory: String? { get }
-
+public protocol GraphCondition: NamedCondition {
   /// Work that runs before the condition is evaluated, as a node of the same graph that the
   /// conditioned node depends on; `nil` (the default) for none.
   var dependency: GraphWork<Void>? { get }
@@ -43,7 +33,6 @@ public protocol GraphCondition: Sendable {
 }
 
 extension GraphCondition {
-  public var mutualExclusionCategory: String? { nil }
   public var dependency: GraphWork<Void>? { nil }
 }
 

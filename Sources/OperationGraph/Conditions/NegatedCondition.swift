@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A condition that holds when another one fails, and fails when it holds.
 ///
 /// Its name is `Not<inner name>`; its mutual exclusion and its dependency are the inner
@@ -7,7 +9,7 @@
 /// ```swift
 /// try graph.add(showOnboarding, conditions: [NegatedCondition(HasSeenOnboarding())])
 /// ```
-public struct NegatedCondition<Inner: GraphCondition>: GraphCondition {
+public struct NegatedCondition<Inner: NamedCondition>: NamedCondition {
   /// The condition it negates.
   public let inner: Inner
 
@@ -23,7 +25,9 @@ public struct NegatedCondition<Inner: GraphCondition>: GraphCondition {
   public var mutualExclusionCategory: String? {
     self.inner.mutualExclusionCategory
   }
+}
 
+extension NegatedCondition: GraphCondition where Inner: GraphCondition {
   public var dependency: GraphWork<Void>? {
     self.inner.dependency
   }
@@ -33,6 +37,30 @@ public struct NegatedCondition<Inner: GraphCondition>: GraphCondition {
     case .satisfied: .failed(NegatedConditionSatisfied(name: self.inner.name))
     case .failed: .satisfied
     case .cancelled: .cancelled
+    }
+  }
+}
+
+extension NegatedCondition: OperationCondition where Inner: OperationCondition {
+  public var isMutuallyExclusive: Bool {
+    self.inner.mutualExclusionCategory != nil
+  }
+
+  public func dependency(for operation: ConcurrentOperation) -> Foundation.Operation? {
+    self.inner.dependency(for: operation)
+  }
+
+  public func evaluate(
+    for operation: ConcurrentOperation,
+    completion: @escaping @Sendable (OperationConditionResult) -> Void
+  ) {
+    let name = self.inner.name
+    self.inner.evaluate(for: operation) { result in
+      switch result {
+      case .satisfied: completion(.failed(NegatedConditionSatisfied(name: name)))
+      case .failed: completion(.satisfied)
+      case .cancelled: completion(.cancelled)
+      }
     }
   }
 }

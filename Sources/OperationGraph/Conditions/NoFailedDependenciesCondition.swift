@@ -1,3 +1,5 @@
+import Foundation
+
 /// A condition that lets a node run only when none of its dependencies was cancelled or failed.
 ///
 /// Cancelled dependencies are checked first: any of them fails the condition with
@@ -37,6 +39,27 @@ public struct NoFailedDependenciesCondition: GraphCondition {
       return .failed(NoFailedDependenciesError.failedDependencies)
     }
     return .satisfied
+  }
+}
+
+extension NoFailedDependenciesCondition: OperationCondition {
+  /// Checks the operation's dependencies: a cancelled one first, then one that failed (a
+  /// ``ConcurrentOperation`` with errors, such as a group with a failed child).
+  public func evaluate(
+    for operation: ConcurrentOperation,
+    completion: @escaping @Sendable (OperationConditionResult) -> Void
+  ) {
+    let dependencies = operation.dependencies
+    if dependencies.contains(where: \.isCancelled) {
+      completion(
+        self.ignoresCancellations
+          ? .cancelled : .failed(NoFailedDependenciesError.cancelledDependencies)
+      )
+    } else if dependencies.contains(where: { ($0 as? ConcurrentOperation)?.failed == true }) {
+      completion(.failed(NoFailedDependenciesError.failedDependencies))
+    } else {
+      completion(.satisfied)
+    }
   }
 }
 

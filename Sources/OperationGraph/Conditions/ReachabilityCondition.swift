@@ -32,6 +32,18 @@ public struct ReachabilityCondition: GraphCondition {
   }
 }
 
+extension ReachabilityCondition: OperationCondition {
+  public func evaluate(
+    for operation: ConcurrentOperation,
+    completion: @escaping @Sendable (OperationConditionResult) -> Void
+  ) {
+    let status = self.observer.currentStatus
+    completion(
+      status == .connected ? .satisfied : .failed(ReachabilityConditionError(status: status))
+    )
+  }
+}
+
 /// The network was not reachable when a ``ReachabilityCondition`` was evaluated.
 public struct ReachabilityConditionError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The status the observer reported.

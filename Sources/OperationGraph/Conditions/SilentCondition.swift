@@ -1,8 +1,10 @@
+public import Foundation
+
 /// A condition evaluated like another, without the other's dependency: check that permission
 /// was given, without prompting for it.
 ///
 /// Its name is `Silent<inner name>`; its mutual exclusion is the inner condition's.
-public struct SilentCondition<Inner: GraphCondition>: GraphCondition {
+public struct SilentCondition<Inner: NamedCondition>: NamedCondition {
   /// The condition it silences.
   public let inner: Inner
 
@@ -18,12 +20,32 @@ public struct SilentCondition<Inner: GraphCondition>: GraphCondition {
   public var mutualExclusionCategory: String? {
     self.inner.mutualExclusionCategory
   }
+}
 
+extension SilentCondition: GraphCondition where Inner: GraphCondition {
   public var dependency: GraphWork<Void>? {
     nil
   }
 
   public func evaluate(in context: ConditionContext) async -> ConditionResult {
     await self.inner.evaluate(in: context)
+  }
+}
+
+extension SilentCondition: OperationCondition where Inner: OperationCondition {
+  public var isMutuallyExclusive: Bool {
+    self.inner.mutualExclusionCategory != nil
+  }
+
+  /// `nil`: the silent condition drops the inner condition's dependency.
+  public func dependency(for operation: ConcurrentOperation) -> Foundation.Operation? {
+    nil
+  }
+
+  public func evaluate(
+    for operation: ConcurrentOperation,
+    completion: @escaping @Sendable (OperationConditionResult) -> Void
+  ) {
+    self.inner.evaluate(for: operation, completion: completion)
   }
 }

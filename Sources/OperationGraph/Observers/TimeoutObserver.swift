@@ -1,3 +1,5 @@
+public import Foundation
+
 /// An observer that cancels a node that runs longer than a duration, with an
 /// `OperationTimeoutError` that carries the duration.
 ///
@@ -8,11 +10,21 @@
 /// ```swift
 /// try graph.add(SlowRequest(), observers: [TimeoutObserver(timeout: .seconds(10))])
 /// ```
-public final class TimeoutObserver: GraphObserver {
+///
+/// It observes a ``ConcurrentOperation`` the same way, as danthorpe/Operations' does: when the
+/// operation has neither finished nor been cancelled `timeout` after it started, it is cancelled
+/// with the error, through the operation's ``ConcurrentOperation/context``'s delayer.
+///
+/// ```swift
+/// download.addObserver(TimeoutObserver(timeout: 10))
+/// ```
+public final class TimeoutObserver: GraphObserver, OperationObserver {
   /// How long a node may run.
   public let timeout: OperationDuration
 
   private let timers = Lock([GraphNodeID: Task<Void, Never>]())
+
+  private let operationTimers = Lock([ObjectIdentifier: Task<Void, Never>]())
 
   /// Creates the observer.
   ///
@@ -27,6 +39,13 @@ public final class TimeoutObserver: GraphObserver {
   @_disfavoredOverload
   public convenience init(timeout: Duration) {
     self.init(timeout: OperationDuration(duration: timeout))
+  }
+
+  /// Creates the observer with a timeout in seconds, as Operations' takes it.
+  ///
+  /// - Parameter timeout: How many seconds a node or an operation may run.
+  public convenience init(timeout: TimeInterval) {
+    self.init(timeout: .seconds(timeout))
   }
 
   public func didStart(_ node: NodeInfo) {
@@ -46,5 +65,24 @@ public final class TimeoutObserver: GraphObserver {
 
   public func didFinish(_ node: NodeInfo, outcome: NodeOutcome) {
     self.timers.withLock { $0.removeValue(forKey: node.id) }?.cancel()
+  }
+
+  public func didStart(_ operation: ConcurrentOperation) {
+    let delayer = operation.context.operationDelayer
+    let timeout = self.timeout
+    let timer = Task {
+      do {
+        try await delayer.delay(for: timeout)
+      } catch {
+        return
+      }
+      guard !Task.isCancelled, !operation.isFinished, !operation.isCancelRequested else { return }
+      operation.cancelWithError(OperationTimeoutError(duration: timeout))
+    }
+    self.operationTimers.withLock { $0[ObjectIdentifier(operation)] = timer }
+  }
+
+  public func didFinish(_ operation: ConcurrentOperation, errors: [any Error]) {
+    self.operationTimers.withLock { $0.removeValue(forKey: ObjectIdentifier(operation)) }?.cancel()
   }
 }

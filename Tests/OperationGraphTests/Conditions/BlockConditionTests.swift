@@ -38,7 +38,7 @@ import Testing
     let graph = WorkGraph()
     let ran = Lock(0)
     let finished = Lock(0)
-    let observer = BlockObserver(didFinish: { _, _ in finished.withLock { $0 += 1 } })
+    let observer = GraphBlockObserver(didFinish: { _, _ in finished.withLock { $0 += 1 } })
     for _ in 0..<8_500 {
       try graph.add(conditions: [BlockCondition { false }], observers: [observer]) { _ in
         ran.withLock { $0 += 1 }

@@ -112,8 +112,9 @@ import Testing
     let gate = Gate()
     let started = Latch()
     let finished = Latch()
-    let first = try graph.add(observers: [BlockObserver(didFinish: { _, _ in finished.arrive() })])
-    {
+    let first = try graph.add(observers: [
+      GraphBlockObserver(didFinish: { _, _ in finished.arrive() })
+    ]) {
       _ in
       started.arrive()
       await gate.wait()
@@ -305,7 +306,7 @@ extension `WorkGraph tests` {
   @Test func `Every Observer Of A Node Hears Its End Once`() async throws {
     let counts = Lock([0, 0])
     let observers = (0..<2).map { index in
-      BlockObserver(didFinish: { _, _ in counts.withLock { $0[index] += 1 } })
+      GraphBlockObserver(didFinish: { _, _ in counts.withLock { $0[index] += 1 } })
     }
     let graph = WorkGraph()
     try graph.add(observers: observers) { _ in 1 }
@@ -476,7 +477,7 @@ extension `WorkGraph tests` {
     let target = Lock<GraphNode<Value>?>(nil)
     let first = try graph.add(
       observers: [
-        BlockObserver(willFinish: { _, _ in
+        GraphBlockObserver(willFinish: { _, _ in
           if let node = target.withLock({ $0 }) { graph.cancel(node) }
         })
       ]

@@ -1,13 +1,13 @@
 /// An observer made of closures, one per event; each is optional.
 ///
 /// ```swift
-/// let observer = BlockObserver(
+/// let observer = GraphBlockObserver(
 ///   didStart: { node in print("\(node) started") },
 ///   didFinish: { node, outcome in print("\(node) \(outcome)") }
 /// )
 /// try graph.add(SyncRequest(), observers: [observer])
 /// ```
-public struct BlockObserver: GraphObserver {
+public struct GraphBlockObserver: GraphObserver {
   private let onAttach: (@Sendable (NodeInfo) -> Void)?
   private let onWillStart: (@Sendable (NodeInfo) -> Void)?
   private let onDidStart: (@Sendable (NodeInfo) -> Void)?

@@ -9,7 +9,7 @@ import Testing
   import Foundation
 #endif
 
-@Suite struct `BlockObserver tests` {
+@Suite struct `GraphBlockObserver tests` {
   @Test func `Events Come In Order With The Dates Set Between Them`() async throws {
     var context = OperationContext()
     context.operationClock = IncrementingOperationClock()
@@ -21,7 +21,7 @@ import Testing
       let report = node.report
       dates.withLock { $0[event] = (report.startedAt, report.finishedAt) }
     }
-    let observer = BlockObserver(
+    let observer = GraphBlockObserver(
       didAttach: { record("attach", $0) },
       willStart: { record("willStart", $0) },
       didStart: { record("didStart", $0) },
@@ -45,7 +45,8 @@ import Testing
 
   @Test func `The Outcome Carries The Node's Errors`() async throws {
     let outcomes = Lock([NodeOutcome]())
-    let observer = BlockObserver(didFinish: { _, outcome in outcomes.withLock { $0.append(outcome) }
+    let observer = GraphBlockObserver(didFinish: { _, outcome in
+      outcomes.withLock { $0.append(outcome) }
     })
     let graph = WorkGraph(maxConcurrentNodes: 1)
     try graph.add(observers: [observer]) { _ in 1 }
@@ -59,7 +60,7 @@ import Testing
   @Test func `Cancel Is Heard Once However Often The Node Is Cancelled`() async throws {
     let cancels = Lock(0)
     let log = EventLog()
-    let observer = BlockObserver(
+    let observer = GraphBlockObserver(
       willStart: { _ in log.append("willStart") },
       didCancel: { _, _ in cancels.withLock { $0 += 1 } },
       willFinish: { _, _ in log.append("willFinish") },
@@ -78,7 +79,7 @@ import Testing
   @Test func `A Running Node's Cancellation Is Heard With Its Errors`() async throws {
     let errors = Lock([Int]())
     let started = Latch()
-    let observer = BlockObserver(didCancel: { _, cancelErrors in
+    let observer = GraphBlockObserver(didCancel: { _, cancelErrors in
       errors.withLock { $0 += cancelErrors.testCodes }
     })
     let graph = WorkGraph()
@@ -95,7 +96,7 @@ import Testing
 
   @Test func `Produced Nodes Are Heard Of And Inheriting Observers Attach To Them`() async throws {
     let log = EventLog()
-    let observer = BlockObserver(
+    let observer = GraphBlockObserver(
       attachesToProducedNodes: true,
       didAttach: { log.append("attach \($0.displayName)") },
       didProduce: { produced, producer in
@@ -115,7 +116,8 @@ import Testing
     let graph = WorkGraph(
       maxConcurrentNodes: 1,
       observers: [
-        BlockObserver(didFinish: { node, _ in finished.withLock { $0.append(node.displayName) } })
+        GraphBlockObserver(didFinish: { node, _ in finished.withLock { $0.append(node.displayName) }
+          })
       ]
     )
     try graph.add(name: "a") { _ in 1 }
@@ -140,7 +142,7 @@ import Testing
     let log = EventLog()
     let late = try graph.add(
       observers: [
-        BlockObserver(
+        GraphBlockObserver(
           didAttach: { _ in log.append("didAttach") },
           willStart: { _ in log.append("willStart") },
           didCancel: { _, errors in log.append("didCancel \(errors.testCodes)") },
@@ -163,7 +165,7 @@ import Testing
     let node = try graph.add(
       name: "Doing some work...",
       observers: [
-        BlockObserver(
+        GraphBlockObserver(
           willStart: record,
           didStart: record,
           willFinish: { node, _ in record(node) },

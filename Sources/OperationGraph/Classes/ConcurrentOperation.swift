@@ -1,0 +1,659 @@
+public import Foundation
+@_spi(Warnings) public import OperationCore
+
+/// An asynchronous `Foundation.Operation` that works on Linux as on Apple platforms: override
+/// ``execute()`` and call ``finish()`` when the work is done, from any thread.
+///
+/// ```swift
+/// final class MyOperation: ConcurrentOperation, @unchecked Sendable {
+///   override func execute() {
+///     print("Hello World!")
+///     finish()
+///   }
+/// }
+///
+/// let queue = OperationQueue()
+/// MyOperation().enqueue(on: queue)
+/// ```
+///
+/// It is 3Squared/PeakOperation's `ConcurrentOperation` and danthorpe/Operations' `Operation` in
+/// one class:
+/// - **PeakOperation**: the four notifications (``operationWillStart`` …), will/did start/finish
+///   blocks, ``startDate``, ``finishDate``, ``executionTime``, a ``progress`` of 100 units that
+///   completes on finish, and the chaining helpers of `Foundation.Operation`
+///   (``Foundation/Operation/then(do:)``, ``Foundation/Operation/enqueue(on:)``).
+/// - **Operations**: conditions (``addCondition(_:)``), observers (``addObserver(_:)``),
+///   ``finish(_:)-([any Error])`` with errors, ``errors``, ``failed``, ``cancelWithError(_:)``
+///   and ``produceOperation(_:)``.
+///
+/// Both libraries announce their state through KVO dependent keys, which swift-corelibs-foundation
+/// lacks, so on Linux their queues never learn that an operation finished. This class announces
+/// `isExecuting` and `isFinished` explicitly, which every `OperationQueue` understands, and
+/// evaluates its conditions and takes its mutual-exclusion locks itself when the queue starts it,
+/// so a plain `OperationQueue` is enough.
+///
+/// ## Lifecycle
+///
+/// When the queue calls `start()`:
+/// 1. A cancelled operation finishes at once without executing.
+/// 2. An operation with conditions is marked executing (it holds its queue slot), takes the locks
+///    of its mutual-exclusion categories (in name order, first come first served, process-wide),
+///    runs its conditions' dependencies, then evaluates every condition concurrently. A failure
+///    finishes it with the failures, without executing; a cancel while it waits finishes it
+///    without executing.
+/// 3. Will-start: the notification, the blocks, the observers. Then the start date, did-start
+///    (notification, blocks, observers), and ``execute()``.
+/// 4. ``finish(_:)-([any Error])`` (the first call only): the ``finished(_:)`` hook, will-finish
+///    (notification, blocks, observers), the finish date, the release of the locks, the
+///    progress completed, `isFinished`; then did-finish (notification, blocks, observers).
+///
+/// Cancelling an executing operation does not finish it: ``execute()`` checks `isCancelled` (or
+/// overrides `cancel()`) and calls ``finish()`` as Foundation asks; the operations of this module
+/// do.
+///
+/// Subclasses restate `@unchecked Sendable` (Swift 6 asks every `Operation` subclass to) and
+/// guard their own mutable state: ``execute()``, `cancel()` and ``finish()`` can run on different
+/// threads.
+open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
+  // NB: `@unchecked Sendable` restates `Foundation.Operation`'s conformance. Every stored
+  // property this class adds is a `let` of a `Sendable` type or lives in `state`, which is read
+  // and written only inside `withLock`, and no user code runs while it is held.
+  private let state = Lock(State())
+
+  /// The operation's progress: 100 units, completed when it finishes.
+  ///
+  /// Report partial progress by setting its `completedUnitCount`; ``Foundation/Operation/chainProgress()``
+  /// adds it to a chain's.
+  public let progress = Progress(totalUnitCount: 100)
+
+  /// Creates an operation.
+  public override init() {
+    super.init()
+  }
+
+  // MARK: - Foundation.Operation
+
+  public final override var isAsynchronous: Bool { true }
+
+  public final override var isExecuting: Bool {
+    self.state.withLock { $0.phase == .preparing || $0.phase == .executing }
+  }
+
+  public final override var isFinished: Bool {
+    self.state.withLock { $0.phase == .finished }
+  }
+
+  /// Starts the operation; the queue calls it. Do not override it: override ``execute()``.
+  public final override func start() {
+    let queue = OperationQueue.current
+    let next = self.state.withLock { state -> StartAction in
+      guard state.phase == .ready else { return .ignore }
+      state.queue = WeakQueue(queue: queue)
+      state.queueName = queue?.name
+      if state.isCancelRequested {
+        return .finishWithoutExecuting
+      }
+      guard !state.conditions.isEmpty else { return .execute }
+      return .prepare(state.conditions)
+    }
+    switch next {
+    case .ignore:
+      reportWarning(.concurrentOperationStartedTwice(self.description))
+    case .finishWithoutExecuting:
+      self.finish([])
+    case .execute:
+      self.beginExecuting(isMarkedExecuting: false)
+    case .prepare(let conditions):
+      self.prepare(conditions)
+    }
+  }
+
+  /// Cancels the operation.
+  ///
+  /// An operation that has not started finishes without executing when its queue starts it; one
+  /// that waits for its conditions or mutual-exclusion locks finishes at once, without executing.
+  /// An executing one is only marked cancelled: ``execute()`` decides when to finish. The
+  /// observers' ``OperationObserver/didCancel(_:errors:)`` runs once, at the first cancel, and
+  /// the operations on ``internalQueue`` are cancelled.
+  open override func cancel() {
+    let (isFirst, observers, errors, preparation, internalQueue) = self.state.withLock {
+      state in
+      defer { state.isCancelRequested = true }
+      return (
+        !state.isCancelRequested, state.observers, state.cancellationErrors, state.preparation,
+        state.internalQueue
+      )
+    }
+    super.cancel()
+    guard isFirst else { return }
+    preparation?.cancel()
+    internalQueue?.cancelAllOperations()
+    for observer in observers {
+      observer.didCancel(self, errors: errors)
+    }
+  }
+
+  // MARK: - Subclassing
+
+  /// Does the operation's work; override it, without calling `super`, and call ``finish()``
+  /// when the work is done, on any thread.
+  ///
+  /// The default reports that it was not overridden and finishes.
+  open func execute() {
+    reportWarning(.concurrentOperationExecuteNotOverridden(String(describing: type(of: self))))
+    self.finish()
+  }
+
+  /// Finishes the operation without errors.
+  ///
+  /// Only the first call to this method or ``finish(_:)-([any Error])`` counts. Override it to
+  /// act before finishing (PeakOperation's `RetryingOperation` executes again instead); call
+  /// `super.finish()` to finish.
+  open func finish() {
+    self.finish([])
+  }
+
+  /// Finishes the operation with errors (none for success): Operations' `finish(_:)`.
+  ///
+  /// Only the first call counts. The errors are added to ``errors``.
+  ///
+  /// - Parameter errors: Why the operation failed; empty when it succeeded.
+  open func finish(_ errors: [any Error]) {
+    let isFirst = self.state.withLock { state in
+      guard !state.isFinishing else { return false }
+      state.isFinishing = true
+      state.errors.append(contentsOf: errors)
+      return true
+    }
+    guard isFirst else { return }
+    let errors = self.errors
+    self.finished(errors)
+
+    self.post(Self.operationWillFinish)
+    let (willFinishBlocks, observers) = self.state.withLock {
+      ($0.willFinishBlocks, $0.observers)
+    }
+    for block in willFinishBlocks {
+      block()
+    }
+    for observer in observers {
+      observer.willFinish(self, errors: errors)
+    }
+
+    let finishDate = self.context.operationClock.now()
+    let (categories, managesOwnProgress, wasExecuting) = self.state.withLock { state in
+      state.finishDate = finishDate
+      defer { state.heldCategories = [] }
+      return (
+        state.heldCategories, state.managesOwnProgress,
+        state.phase == .preparing || state.phase == .executing
+      )
+    }
+    ExclusivityLocks.shared.release(categories)
+    if !managesOwnProgress {
+      self.progress.completedUnitCount = self.progress.totalUnitCount
+    }
+    self.willChangeValue(forKey: "isFinished")
+    if wasExecuting {
+      self.willChangeValue(forKey: "isExecuting")
+    }
+    self.state.withLock { $0.phase = .finished }
+    if wasExecuting {
+      self.didChangeValue(forKey: "isExecuting")
+    }
+    self.didChangeValue(forKey: "isFinished")
+
+    self.post(Self.operationDidFinish)
+    let didFinishBlocks = self.state.withLock { $0.didFinishBlocks }
+    for block in didFinishBlocks {
+      block()
+    }
+    for observer in observers {
+      observer.didFinish(self, errors: errors)
+    }
+    let waiters = self.state.withLock { state in
+      state.hasCompletedFinishing = true
+      defer { state.finishWaiters = [] }
+      return state.finishWaiters
+    }
+    for waiter in waiters {
+      waiter()
+    }
+  }
+
+  /// Finishes the operation with an error, or without one for `nil`.
+  ///
+  /// - Parameter error: Why the operation failed, or `nil`.
+  public final func finish(_ error: (any Error)?) {
+    self.finish(error.map { [$0] } ?? [])
+  }
+
+  /// Called once with the operation's errors as it starts finishing, before the will-finish
+  /// events: Operations' `finished(_:)` hook. The default does nothing.
+  ///
+  /// - Parameter errors: The operation's ``errors``.
+  open func finished(_ errors: [any Error]) {}
+
+  // MARK: - Errors and cancellation
+
+  /// The errors the operation finished or was cancelled with, in the order they were given.
+  public var errors: [any Error] {
+    self.state.withLock { $0.errors }
+  }
+
+  /// Whether the operation has errors: it failed, a condition failed, or it was cancelled with
+  /// an error.
+  public var failed: Bool {
+    self.state.withLock { !$0.errors.isEmpty }
+  }
+
+  /// Adds an error (none for `nil`) and cancels the operation.
+  ///
+  /// - Parameter error: Why it was cancelled, or `nil`.
+  public final func cancelWithError(_ error: (any Error)?) {
+    self.cancelWithErrors(error.map { [$0] } ?? [])
+  }
+
+  /// Adds errors and cancels the operation. After the operation started finishing, the errors
+  /// are not added.
+  ///
+  /// - Parameter errors: Why it was cancelled.
+  open func cancelWithErrors(_ errors: [any Error]) {
+    self.state.withLock { state in
+      guard !state.isFinishing else { return }
+      state.errors.append(contentsOf: errors)
+      if !state.isCancelRequested {
+        state.cancellationErrors.append(contentsOf: errors)
+      }
+    }
+    self.cancel()
+  }
+
+  // MARK: - Conditions and observers
+
+  /// Adds a condition, evaluated when the queue starts the operation.
+  ///
+  /// Add conditions before the operation starts; one added later is reported and ignored.
+  ///
+  /// - Parameter condition: The condition.
+  public func addCondition(_ condition: some OperationCondition) {
+    let isAdded = self.state.withLock { state in
+      guard state.phase == .ready else { return false }
+      state.conditions.append(condition)
+      return true
+    }
+    if !isAdded {
+      reportWarning(.concurrentOperationConditionAfterStart(condition.name, self.description))
+    }
+  }
+
+  /// The operation's conditions, in the order they were added.
+  public var conditions: [any OperationCondition] {
+    self.state.withLock { $0.conditions }
+  }
+
+  /// Adds an observer, and tells it with ``OperationObserver/didAttach(to:)``.
+  ///
+  /// - Parameter observer: The observer.
+  public func addObserver(_ observer: some OperationObserver) {
+    self.state.withLock { $0.observers.append(observer) }
+    observer.didAttach(to: self)
+  }
+
+  /// The operation's observers, in the order they were added.
+  public var observers: [any OperationObserver] {
+    self.state.withLock { $0.observers }
+  }
+
+  /// Produces another operation: tells the observers, then adds it to the queue this operation
+  /// runs on (the group's queue inside a ``GroupOperation``, a shared queue when it runs on
+  /// none).
+  ///
+  /// Observers that ``OperationObserver/attachesToProducedOperations`` are added to `operation`
+  /// when it is a ``ConcurrentOperation``.
+  ///
+  /// - Parameter operation: The new operation.
+  public func produceOperation(_ operation: Foundation.Operation) {
+    let (observers, handler, queue) = self.state.withLock {
+      ($0.observers, $0.produceHandler, $0.queue.queue)
+    }
+    if let produced = operation as? ConcurrentOperation {
+      for observer in observers where observer.attachesToProducedOperations {
+        produced.addObserver(observer)
+      }
+    }
+    for observer in observers {
+      observer.didProduce(operation, from: self)
+    }
+    if let handler {
+      handler(operation)
+    } else {
+      (queue ?? .producedOperations).addOperation(operation)
+    }
+  }
+
+  // MARK: - Context
+
+  /// The context of the operation: its clock dates ``startDate`` and ``finishDate``, and its
+  /// delayer times ``DelayOperation``, ``TimeoutObserver`` and the waits of the retrying
+  /// operations, so tests can inject both.
+  public var context: OperationContext {
+    get { self.state.withLock { $0.context } }
+    set { self.state.withLock { $0.context = newValue } }
+  }
+
+  // MARK: - Internal queue
+
+  /// A queue of the operation's own, made when first used, for the operations it runs inside
+  /// itself (a group's children, say). Cancelling the operation cancels its operations.
+  public var internalQueue: OperationQueue {
+    self.state.withLock { state in
+      if let queue = state.internalQueue {
+        return queue
+      }
+      let queue = OperationQueue()
+      queue.name = "\(type(of: self)).internalQueue"
+      state.internalQueue = queue
+      return queue
+    }
+  }
+
+  // MARK: - Package hooks
+
+  /// Whether the operation reports its own progress, so that finishing leaves it alone.
+  package var managesOwnProgress: Bool {
+    get { self.state.withLock { $0.managesOwnProgress } }
+    set { self.state.withLock { $0.managesOwnProgress = newValue } }
+  }
+
+  /// Where ``produceOperation(_:)`` sends the operations it produces, instead of the queue: a
+  /// group sets it on its children.
+  package var produceHandler: (@Sendable (Foundation.Operation) -> Void)? {
+    get { self.state.withLock { $0.produceHandler } }
+    set { self.state.withLock { $0.produceHandler = newValue } }
+  }
+
+  /// Whether a cancel was asked for, even one that `isCancelled` does not show yet.
+  package var isCancelRequested: Bool {
+    self.state.withLock { $0.isCancelRequested }
+  }
+
+  /// Runs `body` once the operation has finished and its did-finish events were delivered (at
+  /// once when that is already so).
+  package func whenFinished(_ body: @escaping @Sendable () -> Void) {
+    let isDone = self.state.withLock { state in
+      guard state.hasCompletedFinishing else {
+        state.finishWaiters.append(body)
+        return false
+      }
+      return true
+    }
+    if isDone {
+      body()
+    }
+  }
+
+  // MARK: - Dates and blocks
+
+  /// When the operation started executing, between will-start and did-start; `nil` before.
+  public var startDate: Date? {
+    self.state.withLock { $0.startDate }
+  }
+
+  /// When the operation finished, between will-finish and did-finish; `nil` before.
+  public var finishDate: Date? {
+    self.state.withLock { $0.finishDate }
+  }
+
+  /// How long the operation executed: 0 before it started, then until its finish date (until
+  /// now while it executes).
+  public var executionTime: TimeInterval {
+    let (start, finish) = self.state.withLock { ($0.startDate, $0.finishDate) }
+    guard let start else { return 0 }
+    return (finish ?? self.context.operationClock.now()).timeIntervalSince(start)
+  }
+
+  /// Adds a block that runs as the operation is about to start, after the will-start
+  /// notification. Blocks run in the order they were added.
+  ///
+  /// - Parameter block: The block.
+  public func addWillStartBlock(block: @escaping @Sendable () -> Void) {
+    self.state.withLock { $0.willStartBlocks.append(block) }
+  }
+
+  /// Adds a block that runs once the operation has started, after the did-start notification.
+  ///
+  /// - Parameter block: The block.
+  public func addDidStartBlock(block: @escaping @Sendable () -> Void) {
+    self.state.withLock { $0.didStartBlocks.append(block) }
+  }
+
+  /// Adds a block that runs as the operation is about to finish, after the will-finish
+  /// notification.
+  ///
+  /// - Parameter block: The block.
+  public func addWillFinishBlock(block: @escaping @Sendable () -> Void) {
+    self.state.withLock { $0.willFinishBlocks.append(block) }
+  }
+
+  /// Adds a block that runs once the operation has finished, after the did-finish notification.
+  ///
+  /// - Parameter block: The block.
+  public func addDidFinishBlock(block: @escaping @Sendable () -> Void) {
+    self.state.withLock { $0.didFinishBlocks.append(block) }
+  }
+
+  // MARK: - Description
+
+  /// `"<TypeName>(name: '<name>', state: <0 ready, 1 executing, 2 finished>)"`, as PeakOperation
+  /// writes it.
+  open override var description: String {
+    let phase = self.state.withLock { $0.phase }
+    let code =
+      switch phase {
+      case .ready: 0
+      case .preparing, .executing: 1
+      case .finished: 2
+      }
+    return "\(type(of: self))(name: '\(self.name ?? "nil")', state: \(code))"
+  }
+
+  // MARK: - Private
+
+  private func beginExecuting(isMarkedExecuting: Bool) {
+    self.post(Self.operationWillStart)
+    let (willStartBlocks, observers) = self.state.withLock { ($0.willStartBlocks, $0.observers) }
+    for block in willStartBlocks {
+      block()
+    }
+    for observer in observers {
+      observer.willStart(self)
+    }
+
+    let startDate = self.context.operationClock.now()
+    if !isMarkedExecuting {
+      self.willChangeValue(forKey: "isExecuting")
+    }
+    self.state.withLock { state in
+      state.phase = .executing
+      state.startDate = startDate
+    }
+    if !isMarkedExecuting {
+      self.didChangeValue(forKey: "isExecuting")
+    }
+
+    self.post(Self.operationDidStart)
+    let didStartBlocks = self.state.withLock { $0.didStartBlocks }
+    for block in didStartBlocks {
+      block()
+    }
+    for observer in observers {
+      observer.didStart(self)
+    }
+    let shouldExecute = self.state.withLock { !$0.isCancelRequested && !$0.isFinishing }
+    if shouldExecute {
+      self.execute()
+    } else {
+      self.finish([])
+    }
+  }
+
+  /// Takes the locks, runs the conditions' dependencies and evaluates the conditions, then
+  /// executes or finishes on a dispatch thread (user code should not block the cooperative pool).
+  private func prepare(_ conditions: [any OperationCondition]) {
+    self.willChangeValue(forKey: "isExecuting")
+    let preparation = self.state.withLock { state -> Task<Void, Never>? in
+      state.phase = .preparing
+      guard !state.isCancelRequested else { return nil }
+      let task = Task { [self] in
+        let verdict = await self.evaluate(conditions)
+        DispatchQueue.global().async {
+          switch verdict {
+          case .execute:
+            self.beginExecuting(isMarkedExecuting: true)
+          case .finish(let errors):
+            self.finish(errors)
+          case .cancel:
+            self.cancel()
+            self.finish([])
+          }
+        }
+      }
+      state.preparation = task
+      return task
+    }
+    self.didChangeValue(forKey: "isExecuting")
+    if preparation == nil {
+      self.finish([])
+    }
+  }
+
+  private func evaluate(_ conditions: [any OperationCondition]) async -> Verdict {
+    let categories = Set(conditions.compactMap(\.mutualExclusionCategory)).sorted()
+    for category in categories {
+      do {
+        try await ExclusivityLocks.shared.acquire(category)
+      } catch {
+        return .finish([])
+      }
+      // NB: Stored at once, so that `finish` releases exactly what was taken.
+      self.state.withLock { $0.heldCategories.append(category) }
+    }
+    guard !self.isCancelRequested else { return .finish([]) }
+
+    let dependencies = conditions.compactMap { $0.dependency(for: self) }
+    if !dependencies.isEmpty {
+      let queue = OperationQueue()
+      queue.name = "\(type(of: self)).conditionDependencies"
+      for dependency in dependencies where !dependency.isFinished {
+        queue.addOperation(dependency)
+      }
+      await withTaskGroup(of: Void.self) { group in
+        for dependency in dependencies {
+          group.addTask { try? await dependency.untilFinished() }
+        }
+      }
+      guard !self.isCancelRequested else { return .finish([]) }
+    }
+
+    let results = await withTaskGroup(of: (Int, ConditionResult).self) { group in
+      for (index, condition) in conditions.enumerated() {
+        group.addTask { (index, await condition.evaluate(for: self)) }
+      }
+      var results = [ConditionResult?](repeating: nil, count: conditions.count)
+      for await (index, result) in group {
+        results[index] = result
+      }
+      return results.compactMap { $0 }
+    }
+    guard !self.isCancelRequested else { return .finish([]) }
+    var failures = [any Error]()
+    var isCancelled = false
+    for result in results {
+      switch result {
+      case .satisfied: break
+      case .failed(let error): failures.append(error)
+      case .cancelled: isCancelled = true
+      }
+    }
+    if !failures.isEmpty {
+      return .finish(failures)
+    }
+    return isCancelled ? .cancel : .execute
+  }
+
+  private func post(_ name: Notification.Name) {
+    let queueName = self.state.withLock { $0.queueName }
+    var userInfo = [String: String]()
+    if let name = self.name {
+      userInfo["name"] = name
+    }
+    if let queueName {
+      userInfo["queue"] = queueName
+    }
+    NotificationCenter.default.post(name: name, object: self, userInfo: userInfo)
+  }
+}
+
+// MARK: - State
+
+extension ConcurrentOperation {
+  private enum Phase {
+    case ready
+    case preparing
+    case executing
+    case finished
+  }
+
+  private enum StartAction {
+    case ignore
+    case finishWithoutExecuting
+    case execute
+    case prepare([any OperationCondition])
+  }
+
+  private enum Verdict: Sendable {
+    case execute
+    case finish([any Error])
+    case cancel
+  }
+
+  private struct WeakQueue {
+    weak var queue: OperationQueue?
+  }
+
+  private struct State {
+    var phase = Phase.ready
+    var isFinishing = false
+    var hasCompletedFinishing = false
+    var isCancelRequested = false
+    var errors = [any Error]()
+    var cancellationErrors = [any Error]()
+    var startDate: Date?
+    var finishDate: Date?
+    var willStartBlocks = [@Sendable () -> Void]()
+    var didStartBlocks = [@Sendable () -> Void]()
+    var willFinishBlocks = [@Sendable () -> Void]()
+    var didFinishBlocks = [@Sendable () -> Void]()
+    var finishWaiters = [@Sendable () -> Void]()
+    var conditions = [any OperationCondition]()
+    var observers = [any OperationObserver]()
+    var heldCategories = [String]()
+    var preparation: Task<Void, Never>?
+    var queue = WeakQueue()
+    var queueName: String?
+    var context = OperationContext()
+    var internalQueue: OperationQueue?
+    var managesOwnProgress = false
+    var produceHandler: (@Sendable (Foundation.Operation) -> Void)?
+  }
+}
+
+extension OperationQueue {
+  /// Where operations produced outside of any queue go.
+  fileprivate static let producedOperations: OperationQueue = {
+    let queue = OperationQueue()
+    queue.name = "OperationGraph.producedOperations"
+    return queue
+  }()
+}
