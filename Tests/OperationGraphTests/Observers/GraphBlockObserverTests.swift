@@ -116,8 +116,9 @@ import Testing
     let graph = WorkGraph(
       maxConcurrentNodes: 1,
       observers: [
-        GraphBlockObserver(didFinish: { node, _ in finished.withLock { $0.append(node.displayName) }
-          })
+        GraphBlockObserver(didFinish: { node, _ in
+          finished.withLock { $0.append(node.displayName) }
+        })
       ]
     )
     try graph.add(name: "a") { _ in 1 }
