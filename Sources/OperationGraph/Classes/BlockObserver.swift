@@ -49,6 +49,14 @@ public struct BlockObserver: OperationObserver {
     self.onDidFinish = didFinish
   }
 
+  /// Creates an observer that only handles did-finish, from a trailing closure, as
+  /// `BlockObserver { operation, errors in … }` reads.
+  ///
+  /// - Parameter didFinish: Called with the operation and its errors once it finished.
+  public init(_ didFinish: @escaping @Sendable (ConcurrentOperation, [any Error]) -> Void) {
+    self.init(didFinish: didFinish)
+  }
+
   public func didAttach(to operation: ConcurrentOperation) {
     self.onAttach?(operation)
   }
