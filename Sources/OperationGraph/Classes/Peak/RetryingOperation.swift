@@ -72,7 +72,8 @@ open class RetryingOperation<Output>: ConcurrentOperation, ProducesResult, @unch
         state.failureCount += 1
         return (state.failureCount, state.retryStrategy)
       }
-      if !self.isCancelled, !self.isCancelRequested, strategy(failureCount) {
+      // NB: Checked again after the strategy, which may cancel the operation.
+      if !self.isCancelRequested, strategy(failureCount), !self.isCancelRequested {
         self.execute()
         return
       }
