@@ -26,7 +26,9 @@ private final class NotificationSpy: Sendable {
   init(_ operation: ConcurrentOperation, clock: ManualOperationClock? = nil) {
     for name in Self.names {
       let token = NotificationCenter.default.addObserver(
-        forName: name, object: operation, queue: nil
+        forName: name,
+        object: operation,
+        queue: nil
       ) { [sightings] notification in
         let sighting = Sighting(
           name: notification.name,
@@ -126,7 +128,9 @@ private final class NotificationSpy: Sendable {
     operation.context.operationClock = clock
     let seen = Lock([(Date?, Date?, TimeInterval)]())
     let record: @Sendable () -> Void = {
-      seen.withLock { $0.append((operation.startDate, operation.finishDate, operation.executionTime)) }
+      seen.withLock {
+        $0.append((operation.startDate, operation.finishDate, operation.executionTime))
+      }
       clock.advance(by: 1)
     }
     operation.addWillStartBlock(block: record)

@@ -4,7 +4,9 @@ import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct `BlockMapOperation tests` {
   @Test func `The block maps a preset input`() async throws {
-    let result = await enqueueForResult(BlockMapOperation<Int, String>(input: 2) { $0.map { "\($0 * 2)" } })
+    let result = await enqueueForResult(
+      BlockMapOperation<Int, String>(input: 2) { $0.map { "\($0 * 2)" } }
+    )
     #expect(try result.get() == "4")
   }
 

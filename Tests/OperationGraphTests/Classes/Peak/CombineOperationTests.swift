@@ -23,7 +23,9 @@ import Testing
       Issue.record("Expected the combined errors, got \(result)")
       return
     }
-    #expect(errors.compactMap { $0 as? PeakTestError } == [PeakTestError(id: 1), PeakTestError(id: 2)])
+    #expect(
+      errors.compactMap { $0 as? PeakTestError } == [PeakTestError(id: 1), PeakTestError(id: 2)]
+    )
   }
 
   @Test func `Producers that finish in turn combine in finishing order`() async throws {
