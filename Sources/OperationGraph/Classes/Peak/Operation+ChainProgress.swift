@@ -21,8 +21,9 @@ extension Foundation.Operation {
   /// the child of only one chain progress. The first chain progress to reach an operation adopts
   /// its progress, and sees every partial update of it. A later chain progress (a second call, or
   /// a chain that shares operations with an earlier one) gets a stand-in child instead, which
-  /// reads the operation's progress when it is made and completes when the operation finishes:
-  /// it sees starts and finishes but not the partial progress in between. PeakOperation
+  /// reads the operation's progress when it is made and completes once the operation has
+  /// finished (after its did-finish blocks, so possibly after its dependents started): it sees
+  /// finishes but not the partial progress in between. PeakOperation
   /// re-parented the progress, leaving the first chain progress stuck. The progress is marked as
   /// adopted in its `userInfo`.
   ///
@@ -106,6 +107,11 @@ extension ConcurrentOperation {
     }
     let standIn = Progress(totalUnitCount: progress.totalUnitCount)
     standIn.completedUnitCount = min(progress.completedUnitCount, progress.totalUnitCount)
+    if self.isFinished {
+      standIn.completedUnitCount = standIn.totalUnitCount
+    }
+    // NB: This runs once the operation's finishing is over (after its did-finish blocks), which
+    // can be after its dependents started.
     self.whenFinished {
       standIn.completedUnitCount = standIn.totalUnitCount
     }

@@ -127,6 +127,8 @@ private final class MyRetryingOperation: RetryingOperation<AnyObject>, @unchecke
     let overall: Progress = secondOperation.overallProgress()
 
     try await secondOperation.untilFinished()
+    // NB: The second progress's stand-ins complete once each operation's finishing is over.
+    try await firstOperation.untilFinished()
     #expect(progress.fractionCompleted == 1)
     #expect(overall.fractionCompleted == 1)
   }
