@@ -52,13 +52,56 @@ extension Foundation.Operation {
 extension Collection where Element: Foundation.Operation {
   /// Adds every operation of the collection, with the operations they depend on, to a queue.
   ///
+  /// An operation goes to a queue once: operations that an earlier `enqueue` added (on any
+  /// queue), and operations that have started or finished, are left alone, so chains that
+  /// share operations can each be enqueued, from any thread.
+  ///
   /// - Parameter queue: The queue; a new one by default.
   public func enqueue(on queue: OperationQueue = OperationQueue()) {
     var chain = Set<Foundation.Operation>()
     for operation in self {
       chain.formUnion(operation.operationChain)
     }
-    let operations = chain.filter { !$0.isExecuting && !$0.isFinished }
-    queue.addOperations(Array(operations), waitUntilFinished: false)
+    let operations = EnqueuedOperations.shared.claim(
+      chain.filter { !$0.isExecuting && !$0.isFinished }
+    )
+    queue.addOperations(operations, waitUntilFinished: false)
+  }
+}
+
+/// The operations that ``Swift/Collection/enqueue(on:)`` has added to a queue, held weakly, so
+/// that it adds each one once: Foundation traps when an operation is added twice.
+private final class EnqueuedOperations: Sendable {
+  static let shared = EnqueuedOperations()
+
+  private struct Entry {
+    weak var operation: Foundation.Operation?
+  }
+
+  private struct State {
+    var entries = [ObjectIdentifier: Entry]()
+    var pruneAt = 1_024
+  }
+
+  private let state = Lock(State())
+
+  /// Marks the operations as enqueued and returns those that were not already.
+  func claim(_ operations: Set<Foundation.Operation>) -> [Foundation.Operation] {
+    self.state.withLock { state in
+      if state.entries.count >= state.pruneAt {
+        state.entries = state.entries.filter { $0.value.operation != nil }
+        state.pruneAt = max(1_024, state.entries.count * 2)
+      }
+      var claimed = [Foundation.Operation]()
+      for operation in operations {
+        let id = ObjectIdentifier(operation)
+        // NB: An identifier can be reused once its operation is freed; the weak reference
+        // tells a freed operation's entry from a live one.
+        guard state.entries[id]?.operation !== operation else { continue }
+        state.entries[id] = Entry(operation: operation)
+        claimed.append(operation)
+      }
+      return claimed
+    }
   }
 }

@@ -56,3 +56,34 @@ import Testing
     #expect(shared.executionCount == 1)
   }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct `Operation chaining enqueue-once tests` {
+  @Test func `chains that share an operation can each be enqueued`() async throws {
+    let shared = TestOperation()
+    let left = shared.then(do: TestOperation())
+    let right = shared.then(do: TestOperation())
+    let queue = OperationQueue()
+    queue.isSuspended = true
+    left.enqueue(on: queue)
+    right.enqueue(on: queue)
+    #expect(queue.operationCount == 3)
+    queue.isSuspended = false
+    try await left.untilFinished()
+    try await right.untilFinished()
+    #expect(shared.executionCount == 1)
+  }
+
+  @Test func `chains enqueued from many threads at once add each operation once`() async throws {
+    let shared = TestOperation()
+    let tails = (0..<50).map { _ in shared.then(do: TestOperation()) }
+    let queue = OperationQueue()
+    DispatchQueue.concurrentPerform(iterations: tails.count) { index in
+      tails[index].enqueue(on: queue)
+    }
+    for tail in tails {
+      try await tail.untilFinished()
+    }
+    #expect(shared.executionCount == 1)
+    #expect(tails.allSatisfy { $0.executionCount == 1 })
+  }
+}

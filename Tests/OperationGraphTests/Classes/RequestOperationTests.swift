@@ -51,6 +51,14 @@ import Testing
     #expect(try operation.output.get() == 1)
     #expect(store.currentValue == 1)
   }
+
+  @Test func `its output passes into a consumer`() async throws {
+    let producer = RequestOperation(ConstantRequest(value: 2))
+    let consumer = BlockMapOperation<Int, Int> { input in input.map { $0 * 10 } }
+    producer.passesResult(to: consumer).enqueue()
+    try await consumer.untilFinished()
+    #expect(try consumer.output.get() == 20)
+  }
 }
 
 private struct FailingRequest: QueryRequest, Hashable {
