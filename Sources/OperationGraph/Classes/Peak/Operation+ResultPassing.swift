@@ -140,11 +140,9 @@ extension ProducesResult where Self: Foundation.Operation {
   public func addResultBlock(
     block: @escaping @Sendable (Result<Output, any Error>) -> Void
   ) {
-    let existing = self.completionBlock
     // NB: A weak capture, so that the operation does not hold itself through its completion
     // block; whoever runs the completion block (the queue) holds the operation meanwhile.
-    self.completionBlock = { [weak self] in
-      existing?()
+    self.addCompletionBlock { [weak self] in
       guard let self else { return }
       block(self.output)
     }
