@@ -22,9 +22,7 @@ public final class TimeoutObserver: GraphObserver, OperationObserver {
   /// How long a node may run.
   public let timeout: OperationDuration
 
-  private let timers = Lock([GraphNodeID: Task<Void, Never>]())
-
-  private let operationTimers = Lock([ObjectIdentifier: Task<Void, Never>]())
+  private let timers = Lock([TimerKey: Task<Void, Never>]())
 
   /// Creates the observer.
   ///
@@ -49,7 +47,42 @@ public final class TimeoutObserver: GraphObserver, OperationObserver {
   }
 
   public func didStart(_ node: NodeInfo) {
-    let delayer = node.operationContext.operationDelayer
+    let timeout = self.timeout
+    self.startTimer(for: .node(node.id), delayer: node.operationContext.operationDelayer) {
+      node.graph.cancel(node.id, with: [OperationTimeoutError(duration: timeout)])
+    }
+  }
+
+  public func didFinish(_ node: NodeInfo, outcome: NodeOutcome) {
+    self.stopTimer(for: .node(node.id))
+  }
+
+  public func didStart(_ operation: ConcurrentOperation) {
+    let timeout = self.timeout
+    self.startTimer(
+      for: .operation(ObjectIdentifier(operation)),
+      delayer: operation.context.operationDelayer
+    ) {
+      guard !operation.isFinished, !operation.isCancelRequested else { return }
+      operation.cancelWithError(OperationTimeoutError(duration: timeout))
+    }
+  }
+
+  public func didFinish(_ operation: ConcurrentOperation, errors: [any Error]) {
+    self.stopTimer(for: .operation(ObjectIdentifier(operation)))
+  }
+
+  /// What a timer runs for: a graph's node or an operation.
+  private enum TimerKey: Hashable {
+    case node(GraphNodeID)
+    case operation(ObjectIdentifier)
+  }
+
+  private func startTimer(
+    for key: TimerKey,
+    delayer: any OperationDelayer & Sendable,
+    onTimeout: @escaping @Sendable () -> Void
+  ) {
     let timeout = self.timeout
     let timer = Task {
       do {
@@ -58,31 +91,12 @@ public final class TimeoutObserver: GraphObserver, OperationObserver {
         return
       }
       guard !Task.isCancelled else { return }
-      node.graph.cancel(node.id, with: [OperationTimeoutError(duration: timeout)])
+      onTimeout()
     }
-    self.timers.withLock { $0[node.id] = timer }
+    self.timers.withLock { $0[key] = timer }
   }
 
-  public func didFinish(_ node: NodeInfo, outcome: NodeOutcome) {
-    self.timers.withLock { $0.removeValue(forKey: node.id) }?.cancel()
-  }
-
-  public func didStart(_ operation: ConcurrentOperation) {
-    let delayer = operation.context.operationDelayer
-    let timeout = self.timeout
-    let timer = Task {
-      do {
-        try await delayer.delay(for: timeout)
-      } catch {
-        return
-      }
-      guard !Task.isCancelled, !operation.isFinished, !operation.isCancelRequested else { return }
-      operation.cancelWithError(OperationTimeoutError(duration: timeout))
-    }
-    self.operationTimers.withLock { $0[ObjectIdentifier(operation)] = timer }
-  }
-
-  public func didFinish(_ operation: ConcurrentOperation, errors: [any Error]) {
-    self.operationTimers.withLock { $0.removeValue(forKey: ObjectIdentifier(operation)) }?.cancel()
+  private func stopTimer(for key: TimerKey) {
+    self.timers.withLock { $0.removeValue(forKey: key) }?.cancel()
   }
 }
