@@ -158,6 +158,9 @@ open class GroupOperation: ConcurrentOperation, @unchecked Sendable {
   ///
   /// - Parameter errors: Why the group was cancelled.
   open override func cancelWithErrors(_ errors: [any Error]) {
+    // NB: Children that finish as they are cancelled must not finish the group before it has
+    // its own errors.
+    self.group.withLock { $0.holdsFinish += 1 }
     if !errors.isEmpty {
       let parentError = OperationParentCancelledError(errors: errors)
       for case let child as ConcurrentOperation in self.operations {
@@ -165,6 +168,8 @@ open class GroupOperation: ConcurrentOperation, @unchecked Sendable {
       }
     }
     super.cancelWithErrors(errors)
+    self.group.withLock { $0.holdsFinish -= 1 }
+    self.finishIfDone()
   }
 
   /// The errors the group finishes with, given its aggregate errors: they themselves by default.
@@ -200,7 +205,8 @@ open class GroupOperation: ConcurrentOperation, @unchecked Sendable {
 
   private func finishIfDone() {
     let aggregate = self.group.withLock { state -> [any Error]? in
-      guard state.isExecuting, state.pending.isEmpty, !state.isFinishing else { return nil }
+      guard state.isExecuting, state.pending.isEmpty, state.holdsFinish == 0, !state.isFinishing
+      else { return nil }
       state.isFinishing = true
       return state.aggregateErrors
     }
@@ -214,6 +220,7 @@ open class GroupOperation: ConcurrentOperation, @unchecked Sendable {
     var aggregateErrors = [any Error]()
     var isExecuting = false
     var isFinishing = false
+    var holdsFinish = 0
   }
 }
 
