@@ -100,7 +100,8 @@ open class GroupOperation: ConcurrentOperation, @unchecked Sendable {
       for operation in operations {
         reportWarning(
           .groupOperationChildAddedAfterFinishing(
-            String(describing: operation), self.description
+            String(describing: operation),
+            self.description
           )
         )
       }

@@ -166,8 +166,7 @@ import Testing
 
   // MARK: - NoFailedDependenciesCondition
 
-  @Test func `NoFailedDependencies lets an operation without dependencies execute`() async throws
-  {
+  @Test func `NoFailedDependencies lets an operation without dependencies execute`() async throws {
     let operation = TestOperation()
     operation.addCondition(NoFailedDependenciesCondition())
     OperationQueue().addOperation(operation)
@@ -261,7 +260,8 @@ import Testing
     #expect(operation.didExecute)
   }
 
-  @Test func `Operations with a failing condition run their completion blocks but never their body`()
+  @Test
+  func `Operations with a failing condition run their completion blocks but never their body`()
     async throws
   {
     let count = 8_500

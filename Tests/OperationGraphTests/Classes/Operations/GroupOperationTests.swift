@@ -41,7 +41,8 @@ import Testing
     #expect(a.didExecute && b.didExecute && c.didExecute)
   }
 
-  @Test func `A child added while the group runs executes before the group finishes`() async throws {
+  @Test func `A child added while the group runs executes before the group finishes`() async throws
+  {
     let gate = Gate()
     let started = Latch()
     let first = TestOperation(gate: gate)
@@ -162,8 +163,7 @@ import Testing
     #expect(log.events.sorted() == ["bad: 1", "ok: 0"])
   }
 
-  @Test func `A child added after the group finished is reported and does not run`() async throws
-  {
+  @Test func `A child added after the group finished is reported and does not run`() async throws {
     let group = GroupOperation(operations: TestOperation())
     OperationQueue().addOperation(group)
     try await group.untilFinished()
@@ -174,7 +174,8 @@ import Testing
       issue.comments.contains(
         Comment(
           rawValue: OperationWarning.groupOperationChildAddedAfterFinishing(
-            String(describing: late), group.description
+            String(describing: late),
+            group.description
           ).message
         )
       )

@@ -74,7 +74,9 @@ import Testing
   @Test func `A successful operation's did-finish handler gets no errors`() async throws {
     let errorCounts = Lock([Int]())
     let operation = TestOperation()
-    operation.addObserver(BlockObserver { _, errors in errorCounts.withLock { $0.append(errors.count) } })
+    operation.addObserver(
+      BlockObserver { _, errors in errorCounts.withLock { $0.append(errors.count) } }
+    )
     OperationQueue().addOperation(operation)
     try await operation.untilFinished()
     #expect(errorCounts.withLock { $0 } == [0])
