@@ -149,7 +149,7 @@ import Testing
     let probe = ConcurrencyProbe(nodeCount: 3)
     let gates = (0..<3).map { _ in Gate() }
     let operations = (0..<3).map { index in
-      ProbedOperation(index: index, probe: probe, gate: gates[index])
+      GatedProbeOperation(index: index, probe: probe, gate: gates[index])
     }
     for operation in operations {
       operation.addCondition(MutuallyExclusive(category: category))
@@ -262,7 +262,7 @@ private struct RecordingCondition: OperationCondition {
 }
 
 /// Enters a probe when it executes and leaves it when its gate opens.
-final class ProbedOperation: ConcurrentOperation, @unchecked Sendable {
+private final class GatedProbeOperation: ConcurrentOperation, @unchecked Sendable {
   // NB: `@unchecked Sendable` restates the superclass's conformance; the stored properties are
   // `let`s of `Sendable` types.
   private let index: Int
