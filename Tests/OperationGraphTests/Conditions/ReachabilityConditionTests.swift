@@ -1,8 +1,9 @@
+import Foundation
 import OperationCore
 import OperationGraph
 import Testing
 
-@Suite struct `ReachabilityCondition tests` {
+@Suite(.timeLimit(.minutes(1))) struct `ReachabilityCondition tests` {
   @Test func `It Is Named Reachability And Not Exclusive`() {
     let condition = ReachabilityCondition(observer: MockNetworkObserver())
     #expect(condition.name == "Reachability")
@@ -37,6 +38,27 @@ import Testing
     #expect(
       ReachabilityConditionError(status: .disconnected)
         != ReachabilityConditionError(status: .requiresConnection)
+    )
+  }
+
+  @Test func `An Operation Runs On A Reachable Network And Fails Without One`() async throws {
+    let reachable = TestOperation()
+    reachable.addCondition(
+      ReachabilityCondition(observer: MockNetworkObserver(initialStatus: .connected))
+    )
+    let unreachable = TestOperation()
+    unreachable.addCondition(
+      ReachabilityCondition(observer: MockNetworkObserver(initialStatus: .disconnected))
+    )
+    let queue = OperationQueue()
+    queue.addOperation(reachable)
+    queue.addOperation(unreachable)
+    try await reachable.untilFinished()
+    await #expect(throws: OperationErrors.self) { try await unreachable.untilFinished() }
+    #expect(reachable.didExecute && !unreachable.didExecute)
+    #expect(
+      unreachable.errors.map { $0 as? ReachabilityConditionError }
+        == [ReachabilityConditionError(status: .disconnected)]
     )
   }
 }
