@@ -380,7 +380,7 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
 
   /// Runs `body` once the operation has finished and its did-finish events were delivered (at
   /// once when that is already so).
-  package func whenFinished(_ body: @escaping @Sendable () -> Void) {
+  package func whenConcurrentOperationFinished(_ body: @escaping @Sendable () -> Void) {
     let isDone = self.state.withLock { state in
       guard state.hasCompletedFinishing else {
         state.finishWaiters.append(body)

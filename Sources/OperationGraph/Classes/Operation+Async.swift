@@ -20,13 +20,7 @@ extension Foundation.Operation {
   public func untilFinished() async throws {
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        if let operation = self as? ConcurrentOperation {
-          operation.whenFinished { continuation.resume() }
-        } else {
-          let waiter = BlockOperation { continuation.resume() }
-          waiter.addDependency(self)
-          OperationQueue.finishWaiters.addOperation(waiter)
-        }
+        self.whenFinished { continuation.resume() }
       }
     } onCancel: {
       self.cancel()
@@ -58,6 +52,21 @@ public struct OperationErrors: Error, Sendable, CustomStringConvertible {
 
   public var description: String {
     "The operation finished with \(self.errors.count) error(s): \(self.errors)"
+  }
+}
+
+extension Foundation.Operation {
+  /// Runs `body` once the operation has finished, at once when it already has: for a
+  /// ``ConcurrentOperation``, after its did-finish blocks and observers; for another operation,
+  /// from an operation that depends on it.
+  package func whenFinished(_ body: @escaping @Sendable () -> Void) {
+    if let operation = self as? ConcurrentOperation {
+      operation.whenConcurrentOperationFinished(body)
+    } else {
+      let waiter = BlockOperation(block: body)
+      waiter.addDependency(self)
+      OperationQueue.finishWaiters.addOperation(waiter)
+    }
   }
 }
 

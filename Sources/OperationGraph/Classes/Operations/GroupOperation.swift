@@ -185,13 +185,7 @@ open class GroupOperation: ConcurrentOperation, @unchecked Sendable {
       guard let self, let operation else { return }
       self.childDidFinish(operation)
     }
-    if let child = operation as? ConcurrentOperation {
-      child.whenFinished(onFinish)
-    } else {
-      let waiter = Foundation.BlockOperation(block: onFinish)
-      waiter.addDependency(operation)
-      OperationQueue.groupChildWaiters.addOperation(waiter)
-    }
+    operation.whenFinished(onFinish)
   }
 
   private func childDidFinish(_ operation: Foundation.Operation) {
@@ -245,11 +239,3 @@ public struct OperationParentCancelledError: Error, Sendable, CustomStringConver
   }
 }
 
-extension OperationQueue {
-  /// Runs the operations that tell groups that a plain `Foundation.Operation` child finished.
-  fileprivate static let groupChildWaiters: OperationQueue = {
-    let queue = OperationQueue()
-    queue.name = "OperationGraph.groupChildWaiters"
-    return queue
-  }()
-}
