@@ -238,4 +238,3 @@ public struct OperationParentCancelledError: Error, Sendable, CustomStringConver
     "The operation's parent was cancelled with \(self.errors.count) error(s): \(self.errors)"
   }
 }
-
