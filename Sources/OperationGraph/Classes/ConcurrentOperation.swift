@@ -23,7 +23,7 @@ public import Foundation
 ///   completes on finish, and the chaining helpers of `Foundation.Operation`
 ///   (``Foundation/Operation/then(do:)``, ``Foundation/Operation/enqueue(on:)``).
 /// - **Operations**: conditions (``addCondition(_:)``), observers (``addObserver(_:)``),
-///   ``finish(_:)-([any Error])`` with errors, ``errors``, ``failed``, ``cancelWithError(_:)``
+///   ``finish(_:)-([Error])`` with errors, ``errors``, ``failed``, ``cancelWithError(_:)``
 ///   and ``produceOperation(_:)``.
 ///
 /// Both libraries announce their state through KVO dependent keys, which swift-corelibs-foundation
@@ -43,7 +43,7 @@ public import Foundation
 ///    without executing.
 /// 3. Will-start: the notification, the blocks, the observers. Then the start date, did-start
 ///    (notification, blocks, observers), and ``execute()``.
-/// 4. ``finish(_:)-([any Error])`` (the first call only): the ``finished(_:)`` hook, will-finish
+/// 4. ``finish(_:)-([Error])`` (the first call only): the ``finished(_:)`` hook, will-finish
 ///    (notification, blocks, observers), the finish date, the release of the locks, the
 ///    progress completed, `isFinished`; then did-finish (notification, blocks, observers).
 ///
@@ -146,7 +146,7 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
 
   /// Finishes the operation without errors.
   ///
-  /// Only the first call to this method or ``finish(_:)-([any Error])`` counts. Override it to
+  /// Only the first call to this method or ``finish(_:)-([Error])`` counts. Override it to
   /// act before finishing (PeakOperation's `RetryingOperation` executes again instead); call
   /// `super.finish()` to finish.
   open func finish() {

@@ -4,7 +4,7 @@
 /// with a failed condition ends ``NodeOutcome/notExecuted(_:)`` with the failures, without
 /// running. A condition can also:
 /// - make its node mutually exclusive with every other node of the same category, in every graph
-///   of the process (``mutualExclusionCategory``);
+///   of the process (``NamedCondition/mutualExclusionCategory``);
 /// - bring a piece of work that must run before it is evaluated (``dependency``), after the
 ///   node's ordinary dependencies: a permission prompt before the check that permission was
 ///   given, say.

@@ -3,7 +3,7 @@ import OperationCore
 /// An operation that maps its input to its output: PeakOperation's `MapOperation`.
 ///
 /// Subclass it and override ``map(input:)-(Input)`` to map a value (a failed input is passed on
-/// unchanged), or ``map(input:)-(Result<Input,any Error>)`` to see failures too:
+/// unchanged), or ``map(input:)-(Result<Input,Error>)`` to see failures too:
 ///
 /// ```swift
 /// final class NegateOperation: MapOperation<Bool, Bool>, @unchecked Sendable {
@@ -28,7 +28,7 @@ open class MapOperation<Input, Output>: ConcurrentOperation, ConsumesResult, Pro
   private let outputStorage = Lock<Result<Output, any Error>>(.failure(ResultError.noResult))
 
   /// Creates an operation whose input a producer passes (see
-  /// ``ProducesResult/passesResult(to:)-(Consumer)``).
+  /// `passesResult(to:)`).
   public override init() {
     super.init()
   }

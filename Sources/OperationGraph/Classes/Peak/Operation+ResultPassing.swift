@@ -35,7 +35,7 @@ extension ProducesResult where Self: ConcurrentOperation {
 
   /// Appends this operation's result to the inputs of `consumer`, which runs after it.
   ///
-  /// As ``passesResult(to:)-(Consumer)``, but the result is appended to
+  /// As `passesResult(to:)` for one consumer, but the result is appended to
   /// ``ConsumesMultipleResults/input``, so the inputs are in the order the producers finished.
   /// Appends are serialised: library consumers such as ``CombineOperation`` append under their
   /// own lock; other consumers' `input` is read and written on one serial dispatch queue shared

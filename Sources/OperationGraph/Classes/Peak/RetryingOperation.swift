@@ -24,7 +24,7 @@ public typealias StrategyBlock = @Sendable (_ failureCount: Int) -> Bool
 /// ```
 ///
 /// ``finish()`` decides: when ``output`` is a failure, ``failureCount`` goes up by one and, if
-/// the operation is not cancelled and ``retryStrategy`` returns `true`, ``execute()`` runs again
+/// the operation is not cancelled and ``retryStrategy`` returns `true`, ``ConcurrentOperation/execute()`` runs again
 /// on the same instance, at once, without finish events in between; the output is not reset.
 /// Otherwise the operation finishes. Only ``finish()`` retries: `finish(_:)` with errors
 /// finishes at once.
@@ -59,7 +59,7 @@ open class RetryingOperation<Output>: ConcurrentOperation, ProducesResult, @unch
     self.state.withLock { $0.failureCount }
   }
 
-  /// Whether to execute again after a failure; never, by default (``RetryStrategy/none``).
+  /// Whether to execute again after a failure; never, by default (`RetryStrategy.none`).
   public var retryStrategy: StrategyBlock {
     get { self.state.withLock { $0.retryStrategy } }
     set { self.state.withLock { $0.retryStrategy = newValue } }
