@@ -20,6 +20,10 @@
 ///
 /// Unlike ``RecursiveLock``, it is not reentrant: calling ``withLock(_:)`` from inside `body`
 /// on the same lock deadlocks.
+///
+/// Guard a value with it: a lock of an empty value (`Lock(())`) keeps that value where the mutex
+/// is, and the thread sanitizer reports the two as racing. For a lock that guards no value, use
+/// `NSLock`.
 package struct Lock<Value>: @unchecked Sendable {
   // NB: Copies of a lock share its storage, which holds the value and the mutex in one
   // allocation. The value is read and written only while the mutex is held, and the storage is

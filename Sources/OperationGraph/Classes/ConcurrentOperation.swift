@@ -373,6 +373,15 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
     set { self.state.withLock { $0.produceHandler = newValue } }
   }
 
+  /// Marks ``progress`` as adopted by a chain's progress; `false` when one already adopted it
+  /// (a `Progress` has one parent).
+  package func claimProgressForChain() -> Bool {
+    self.state.withLock { state in
+      defer { state.isProgressAdopted = true }
+      return !state.isProgressAdopted
+    }
+  }
+
   /// Whether a cancel was asked for, even one that `isCancelled` does not show yet.
   package var isCancelRequested: Bool {
     self.state.withLock { $0.isCancelRequested }
@@ -645,6 +654,7 @@ extension ConcurrentOperation {
     var context = OperationContext()
     var internalQueue: OperationQueue?
     var managesOwnProgress = false
+    var isProgressAdopted = false
     var produceHandler: (@Sendable (Foundation.Operation) -> Void)?
   }
 }

@@ -12,7 +12,7 @@ extension Foundation.Operation {
   public func addCompletionBlock(_ block: @escaping @Sendable () -> Void) {
     // NB: One lock for every operation: adding blocks is rare, and the lock makes reading the
     // current block and replacing it one step when two threads add blocks at once.
-    completionBlockLock.withLock { _ in
+    completionBlockLock.withLock {
       if let existing = self.completionBlock {
         self.completionBlock = {
           existing()
@@ -26,5 +26,6 @@ extension Foundation.Operation {
 }
 
 /// Serialises ``Foundation/Operation/addCompletionBlock(_:)``'s read and write of
-/// `completionBlock`; it guards no value of its own.
-private let completionBlockLock = Lock(())
+/// `completionBlock`; it guards no value of its own, so it is an `NSLock` (a package `Lock` of an
+/// empty value would put the value where the mutex is, which the thread sanitizer reports).
+private let completionBlockLock = NSLock()

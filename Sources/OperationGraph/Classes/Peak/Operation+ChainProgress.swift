@@ -97,12 +97,7 @@ extension ConcurrentOperation {
   /// that completes when the operation finishes.
   fileprivate func chainProgressChild() -> Progress {
     let progress = self.progress
-    let isFirst = adoptedProgress.withLock { _ in
-      guard progress.userInfo[.adoptedByChainProgress] == nil else { return false }
-      progress.setUserInfoObject(true, forKey: .adoptedByChainProgress)
-      return true
-    }
-    if isFirst {
+    if self.claimProgressForChain() {
       return progress
     }
     let standIn = Progress(totalUnitCount: progress.totalUnitCount)
@@ -117,14 +112,4 @@ extension ConcurrentOperation {
     }
     return standIn
   }
-}
-
-/// Makes the check and the marking of an adopted progress one step.
-private let adoptedProgress = Lock(())
-
-extension ProgressUserInfoKey {
-  /// Marks a ``ConcurrentOperation/progress`` that a chain progress has adopted as a child.
-  fileprivate static let adoptedByChainProgress = ProgressUserInfoKey(
-    "OperationGraph.adoptedByChainProgress"
-  )
 }
