@@ -146,6 +146,9 @@ open class GroupOperation: ConcurrentOperation, @unchecked Sendable {
   ///
   /// The group finishes once every child has finished.
   open override func cancel() {
+    // NB: The queue starts nothing while the children are cancelled one by one: a child that
+    // finishes as it is cancelled would otherwise let a dependent child start before its turn.
+    self.internalQueue.isSuspended = true
     super.cancel()
     for child in self.operations where !child.isCancelled {
       child.cancel()
