@@ -12,6 +12,7 @@ private let readmeLog = EventLog()
 // MARK: - Concurrent Operations
 
 private final class MyOperation: ConcurrentOperation, @unchecked Sendable {
+  // NB: `@unchecked Sendable` restates the superclass's conformance; there is no stored property.
   override func execute() {
     readmeLog.append("Hello World!")
     finish()
