@@ -86,6 +86,9 @@ open class RepeatedOperation<T: Foundation.Operation>: GroupOperation, @unchecke
     wait: WaitStrategy = .none,
     operations: S
   ) where S.Element == T {
+    // NB: The sequence's `next()` runs under this lock, which guards nothing but the iterator
+    // and is taken nowhere else: runs are made one at a time, and the lock orders them across
+    // the threads that make them.
     let iterator = Lock(operations.makeIterator())
     self.init(maxCount: maxCount, wait: wait) { _ in
       iterator.withLock { $0.next() }
