@@ -554,9 +554,9 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
     if !dependencies.isEmpty {
       let queue = OperationQueue()
       queue.name = "\(type(of: self)).conditionDependencies"
-      for dependency in dependencies where !dependency.isFinished {
-        queue.addOperation(dependency)
-      }
+      // NB: With the operations they depend on, and each once: a dependency shared by two
+      // conditions, or one that already runs, is not added again.
+      dependencies.enqueue(on: queue)
       await withTaskGroup(of: Void.self) { group in
         for dependency in dependencies {
           group.addTask { try? await dependency.untilFinished() }

@@ -41,9 +41,12 @@ public protocol OperationCondition: NamedCondition {
 
   /// An operation to run before the condition is evaluated, or `nil` (the default) for none.
   ///
-  /// The operation runs it on a queue of its own once its ordinary dependencies have finished, so
-  /// it runs after them, and while it holds its mutual-exclusion locks. Cancelling the
-  /// conditioned operation while it waits cancels the dependency.
+  /// The operation adds it, with the operations it depends on, to a queue of its own once its
+  /// ordinary dependencies have finished, so it runs after them, and while it holds its
+  /// mutual-exclusion locks; it waits for it, then evaluates the condition. As with
+  /// ``Foundation/Operation/enqueue(on:)``, an operation that already runs, or that `enqueue`
+  /// added before, is not added again. Cancelling the conditioned operation while it waits
+  /// cancels the dependency.
   ///
   /// - Parameter operation: The conditioned operation.
   /// - Returns: The dependency.

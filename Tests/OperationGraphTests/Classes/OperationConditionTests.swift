@@ -78,6 +78,22 @@ import Testing
     #expect(operation.dependencies == [ordinary])
   }
 
+  @Test func `a dependency shared by two conditions runs once, with its own dependencies`()
+    async throws
+  {
+    let log = EventLog()
+    let prerequisite = TestOperation(name: "prerequisite", log: log)
+    let shared = TestOperation(name: "shared", log: log)
+    shared.addDependency(prerequisite)
+    let operation = TestOperation(name: "operation", log: log)
+    operation.addCondition(RecordingCondition(dependency: shared) { .satisfied })
+    operation.addCondition(RecordingCondition(dependency: shared) { .satisfied })
+    OperationQueue().addOperation(operation)
+    try await operation.untilFinished()
+    #expect(log.events == ["prerequisite", "shared", "operation"])
+    #expect(shared.executionCount == 1)
+  }
+
   @Test func `a cancelled verdict cancels the operation quietly`() async throws {
     let dependency = TestOperation()
     dependency.cancel()
