@@ -1,0 +1,10 @@
+import SwiftCompilerPlugin
+import SwiftSyntaxMacros
+
+@main
+struct OperationMacrosPlugin: CompilerPlugin {
+  let providingMacros: [any Macro.Type] = [
+    RunMacro.self,
+    ContextEntryMacro.self,
+  ]
+}
