@@ -290,12 +290,13 @@ struct RequestGenerator<Context: MacroExpansionContext> {
       let label = parameter.firstName.tokenKind == .wildcard ? nil : parameter.firstName.text
       let internalName = (parameter.secondName ?? parameter.firstName).text
       let name = internalName == "_" ? "__argument\(index)" : internalName
-      if kind.reservedNames.contains(name) {
+      if let name = reservedName(of: parameter, kind) {
         let value = RequestParameter(
           label: label,
           name: name,
           storedType: type,
-          accessorParameter: ""
+          accessorParameter: "",
+          index: index
         )
         if reserved[name] != nil {
           throw DiagnosticsError(
@@ -354,7 +355,7 @@ struct RequestGenerator<Context: MacroExpansionContext> {
     func check(_ name: String, accepts: (TypeSyntax) -> Bool, expected: String) throws {
       guard
         let parameter = function.signature.parameterClause.parameters.first(where: {
-          ($0.secondName ?? $0.firstName).text == name
+          reservedName(of: $0, kind) == name
         }), !accepts(parameter.type.trimmed)
       else { return }
       throw DiagnosticsError(
@@ -596,9 +597,8 @@ struct RequestGenerator<Context: MacroExpansionContext> {
 
     // The call of the function.
     var callArguments = [String]()
-    for (index, parameter) in self.function.signature.parameterClause.parameters.enumerated() {
-      let internalName = (parameter.secondName ?? parameter.firstName).text
-      if let reserved = self.reserved[internalName] {
+    for index in 0..<self.function.signature.parameterClause.parameters.count {
+      if let reserved = self.reserved.values.first(where: { $0.index == index }) {
         let value =
           switch reserved.name {
           case "path": "self.path"
@@ -723,4 +723,12 @@ extension TokenKind {
 private func isGlobalActor(_ element: AttributeListSyntax.Element) -> Bool {
   guard case .attribute(let attribute) = element else { return false }
   return attribute.attributeName.trimmedDescription.hasSuffix("Actor")
+}
+
+/// The reserved name a parameter takes the run's value for: its name, or else its label.
+private func reservedName(of parameter: FunctionParameterSyntax, _ kind: RequestKind) -> String? {
+  let internalName = (parameter.secondName ?? parameter.firstName).text
+  if kind.reservedNames.contains(internalName) { return internalName }
+  if kind.reservedNames.contains(parameter.firstName.text) { return parameter.firstName.text }
+  return nil
 }
