@@ -152,6 +152,13 @@ struct RequestGenerator<Context: MacroExpansionContext> {
         }
         parentIsActorIsolated =
           type.is(ActorDeclSyntax.self) || type.attributes.contains(where: isGlobalActor)
+      } else {
+        throw DiagnosticsError(
+          node: node,
+          id: "local",
+          "\(kind.macroName) cannot generate a request from a local function: move the function "
+            + "to the top level or into a type"
+        )
       }
     }
     self.parentName = parentName

@@ -663,4 +663,242 @@ struct OperationRequestMacroTests {
       """
     }
   }
+  @Test func duplicateLabels() {
+    assertMacro {
+      """
+      @OperationRequest
+      func between(value a: Int, value b: Int) -> Bool { a < b }
+      """
+    } expansion: {
+      """
+      func between(value a: Int, value b: Int) -> Bool { a < b }
+
+      nonisolated func $between(value a: Int, value b: Int) -> __macro_local_7betweenfMu_ {
+        __macro_local_7betweenfMu_(a: a, b: b)
+      }
+
+      nonisolated struct __macro_local_7betweenfMu_: OperationCore.OperationRequest {
+          let a: Int
+          let b: Int
+          var _debugTypeName: String {
+            "between"
+          }
+          func run(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, Never>
+          ) async throws(Never) -> Bool {
+            between(value: self.a, value: self.b)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func nestedType() {
+    assertMacro {
+      """
+      struct Outer {
+        final class API {
+          @OperationRequest
+          class func number() -> Int { 1 }
+        }
+      }
+      """
+    } expansion: {
+      """
+      struct Outer {
+        final class API {
+          class func number() -> Int { 1 }
+
+          nonisolated static var $number: __macro_local_6numberfMu_ {
+            __macro_local_6numberfMu_(__parentType: _OperationHashableMetatype(type: self))
+          }
+
+          nonisolated struct __macro_local_6numberfMu_: OperationCore.OperationRequest {
+            let __parentType: _OperationHashableMetatype<API>
+            var _debugTypeName: String {
+              "API.number"
+            }
+            func run(
+              isolation: isolated (any Actor)?,
+              in context: OperationCore.OperationContext,
+              with continuation: OperationCore.OperationContinuation<Int, Never>
+            ) async throws(Never) -> Int {
+              self.__parentType.type.number()
+            }
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func mainActorMethod() {
+    assertMacro {
+      """
+      @MainActor
+      final class Model {
+        @OperationRequest
+        func load() -> Int { 1 }
+      }
+      """
+    } expansion: {
+      """
+      @MainActor
+      final class Model {
+        func load() -> Int { 1 }
+
+        nonisolated var $load: __macro_local_4loadfMu_ {
+          __macro_local_4loadfMu_(__parent: self)
+        }
+
+        nonisolated struct __macro_local_4loadfMu_: OperationCore.OperationRequest {
+          let __parent: Model
+          var _debugTypeName: String {
+            "Model.load"
+          }
+          func run(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Int, Never>
+          ) async throws(Never) -> Int {
+            await self.__parent.load()
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func localFunctionIsAnError() {
+    assertMacro {
+      """
+      func outer() {
+        @OperationRequest
+        func inner() -> Int { 1 }
+      }
+      """
+    } diagnostics: {
+      """
+      func outer() {
+        @OperationRequest
+        ┬────────────────
+        ╰─ 🛑 @OperationRequest cannot generate a request from a local function: move the function to the top level or into a type
+        func inner() -> Int { 1 }
+      }
+      """
+    }
+  }
+
+  @Test func protocolIsAnError() {
+    assertMacro {
+      """
+      protocol API {
+        @OperationRequest
+        func number() -> Int
+      }
+      """
+    } diagnostics: {
+      """
+      protocol API {
+        @OperationRequest
+        ┬────────────────
+        ╰─ 🛑 @OperationRequest cannot generate a request inside a protocol: move the function into a type or an extension
+        func number() -> Int
+      }
+      """
+    }
+  }
+
+  @Test func opaqueParameterIsAnError() {
+    assertMacro {
+      """
+      @OperationRequest
+      func describe(_ value: some Sendable) -> String { "" }
+      """
+    } diagnostics: {
+      """
+      @OperationRequest
+      func describe(_ value: some Sendable) -> String { "" }
+                             ┬────────────
+                             ╰─ 🛑 @OperationRequest stores each argument, and cannot store an opaque 'some' one: declare a generic parameter instead
+      """
+    }
+  }
+
+  @Test func opaqueResultIsAnError() {
+    assertMacro {
+      """
+      @OperationRequest
+      func make() -> some Sendable { 1 }
+      """
+    } diagnostics: {
+      """
+      @OperationRequest
+      func make() -> some Sendable { 1 }
+                     ┬────────────
+                     ╰─ 🛑 @OperationRequest needs the function's result type by name: replace the opaque 'some' type with a concrete type
+      """
+    }
+  }
+
+  @Test func rethrowsIsAnError() {
+    assertMacro {
+      """
+      @OperationRequest
+      func number() rethrows -> Int { 1 }
+      """
+    } diagnostics: {
+      """
+      @OperationRequest
+      func number() rethrows -> Int { 1 }
+                    ┬───────
+                    ╰─ 🛑 @OperationRequest cannot generate a request from a 'rethrows' function: use 'throws'
+                       ✏️ Replace 'rethrows' with 'throws'
+      """
+    } fixes: {
+      """
+      @OperationRequest
+      func number() throws -> Int { 1 }
+      """
+    } expansion: {
+      """
+      func number() throws -> Int { 1 }
+
+      nonisolated var $number: __macro_local_6numberfMu_ {
+        __macro_local_6numberfMu_()
+      }
+
+      nonisolated struct __macro_local_6numberfMu_: OperationCore.OperationRequest {
+          var _debugTypeName: String {
+            "number"
+          }
+          func run(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Int, any Error>
+          ) async throws(any Error) -> Int {
+            try number()
+          }
+      }
+      """
+    }
+  }
+
+  @Test func parameterNamedLikeAMemberIsAnError() {
+    assertMacro {
+      """
+      @OperationRequest
+      func number(run: Int) -> Int { run }
+      """
+    } diagnostics: {
+      """
+      @OperationRequest
+      func number(run: Int) -> Int { run }
+                  ┬───────
+                  ╰─ 🛑 @OperationRequest stores the argument 'run' in a property that would hide a member of the request: rename the parameter
+      """
+    }
+  }
 }

@@ -94,3 +94,22 @@ private actor MacroCounter {
     #expect(await #run(counter.$increment) == 2)
   }
 }
+
+@MainActor
+private final class MacroModel {
+  var loads = 0
+
+  @OperationRequest
+  func load() -> Int {
+    self.loads += 1
+    return self.loads
+  }
+}
+
+@Suite struct OperationRequestMacroIsolationTests {
+  @Test func runsAMainActorMethod() async {
+    let model = MacroModel()
+    #expect(await #run(model.$load) == 1)
+    #expect(await model.loads == 1)
+  }
+}
