@@ -8,6 +8,7 @@ public import SwiftSyntaxMacros
 /// The peer role diagnoses misuse; the accessor role then expands to nothing, so that every
 /// problem is reported once.
 public struct ContextEntryMacro: AccessorMacro, PeerMacro {
+  /// Expands to the accessors of the attached declaration.
   public static func expansion(
     of node: AttributeSyntax,
     providingAccessorsOf declaration: some DeclSyntaxProtocol,
@@ -20,6 +21,7 @@ public struct ContextEntryMacro: AccessorMacro, PeerMacro {
     ]
   }
 
+  /// Expands to the declarations generated next to the attached declaration.
   public static func expansion(
     of node: AttributeSyntax,
     providingPeersOf declaration: some DeclSyntaxProtocol,
@@ -64,6 +66,28 @@ public struct ContextEntryMacro: AccessorMacro, PeerMacro {
           id: "outsideContextExtension",
           "@ContextEntry declares an OperationContext entry: move this property into "
             + "'extension OperationContext { … }'"
+        )
+      }
+      if let modifier = variable.modifiers.first(where: {
+        $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class)
+      }) {
+        throw DiagnosticsError(
+          node: modifier,
+          id: "static",
+          "@ContextEntry declares an entry of each context: remove '\(modifier.name.text)'",
+          fixIts: [
+            FixIt(
+              message: OperationMacroMessage("fixit", "Remove '\(modifier.name.text)'"),
+              changes: [
+                .replace(
+                  oldNode: Syntax(modifier),
+                  newNode: Syntax(
+                    DeclModifierSyntax(name: .identifier("", leadingTrivia: modifier.leadingTrivia))
+                  )
+                )
+              ]
+            )
+          ]
         )
       }
       if variable.bindingSpecifier.tokenKind == .keyword(.let) {

@@ -5,6 +5,7 @@ public import SwiftSyntaxMacros
 
 /// `@OperationRequest`: a stateless request that runs the function.
 public struct OperationRequestMacro: PeerMacro {
+  /// Expands to the declarations generated next to the attached declaration.
   public static func expansion(
     of node: AttributeSyntax,
     providingPeersOf declaration: some DeclSyntaxProtocol,
@@ -17,6 +18,7 @@ public struct OperationRequestMacro: PeerMacro {
 
 /// `@QueryRequest(path:)`: a query whose `fetch` runs the function.
 public struct QueryRequestMacro: PeerMacro {
+  /// Expands to the declarations generated next to the attached declaration.
   public static func expansion(
     of node: AttributeSyntax,
     providingPeersOf declaration: some DeclSyntaxProtocol,
@@ -29,6 +31,7 @@ public struct QueryRequestMacro: PeerMacro {
 
 /// `@MutationRequest(path:)`: a mutation whose `mutate` runs the function.
 public struct MutationRequestMacro: PeerMacro {
+  /// Expands to the declarations generated next to the attached declaration.
   public static func expansion(
     of node: AttributeSyntax,
     providingPeersOf declaration: some DeclSyntaxProtocol,

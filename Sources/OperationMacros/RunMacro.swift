@@ -4,6 +4,7 @@ public import SwiftSyntaxMacros
 
 /// `#run(op, context:, continuation:)`: builds an `OperationRunner` and runs it once.
 public struct RunMacro: ExpressionMacro {
+  /// Expands to the expression that replaces the macro.
   public static func expansion(
     of node: some FreestandingMacroExpansionSyntax,
     in context: some MacroExpansionContext

@@ -334,4 +334,29 @@ struct ContextEntryMacroTests {
       """
     }
   }
+
+  @Test func staticIsAnError() {
+    assertMacro {
+      """
+      extension OperationContext {
+        @ContextEntry static var count = 0
+      }
+      """
+    } diagnostics: {
+      """
+      extension OperationContext {
+        @ContextEntry static var count = 0
+                      ┬─────
+                      ╰─ 🛑 @ContextEntry declares an entry of each context: remove 'static'
+                         ✏️ Remove 'static'
+      }
+      """
+    } fixes: {
+      """
+      extension OperationContext {
+        @ContextEntry var count = 0
+      }
+      """
+    }
+  }
 }
