@@ -25,6 +25,16 @@ private func macroStaged(
   return value + 1
 }
 
+@QueryRequest(path: .custom { ["macro-all"] })
+private func macroAll() -> [Int] {
+  [1, 2]
+}
+
+@QueryRequest
+private func macroWrap<T: Hashable & Sendable>(_ value: T) -> [T] {
+  [value]
+}
+
 private enum MacroPosts {
   @QueryRequest
   static func count(offset: Int) -> Int {
@@ -69,5 +79,16 @@ private enum MacroPosts {
     #expect(await store.fetch() == 11)
     #expect(MacroPosts.$count(offset: 1) == MacroPosts.$count(offset: 1))
     #expect(MacroPosts.$count(offset: 1)._debugTypeName == "MacroPosts.count")
+  }
+
+  @Test func customPathWithoutArguments() async {
+    #expect($macroAll.path == ["macro-all"])
+    #expect(await OperationClient().store(for: $macroAll).fetch() == [1, 2])
+  }
+
+  @Test func genericQuery() async {
+    let client = OperationClient()
+    #expect(await client.store(for: $macroWrap("a")).fetch() == ["a"])
+    #expect(await client.store(for: $macroWrap(1)).fetch() == [1])
   }
 }
