@@ -1,0 +1,48 @@
+import MacroTesting
+import OperationMacros
+import Testing
+
+@Suite(.macros(["run": RunMacro.self]))
+struct RunMacroTests {
+  @Test func defaults() {
+    assertMacro {
+      """
+      let value = try await #run($fetchNumber)
+      """
+    } expansion: {
+      """
+      let value = try await OperationCore.OperationRunner(operation: $fetchNumber).run()
+      """
+    }
+  }
+
+  @Test func context() {
+    assertMacro {
+      """
+      let value = try await #run($fetchNumber, context: context)
+      """
+    } expansion: {
+      """
+      let value = try await OperationCore.OperationRunner(operation: $fetchNumber, initialContext: context).run()
+      """
+    }
+  }
+
+  @Test func contextAndContinuation() {
+    assertMacro {
+      """
+      let value = try await #run(
+        $fetchNumber,
+        context: context,
+        continuation: OperationContinuation { result, _ in print(result) }
+      )
+      """
+    } expansion: {
+      """
+      let value = try await OperationCore.OperationRunner(operation: $fetchNumber, initialContext: context).run(with: OperationContinuation { result, _ in
+          print(result)
+        })
+      """
+    }
+  }
+}
