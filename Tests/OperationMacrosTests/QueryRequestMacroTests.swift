@@ -597,4 +597,909 @@ struct QueryRequestMacroTests {
       """
     }
   }
+
+  @Test func noArguments() {
+    assertMacro {
+      """
+      @QueryRequest
+      func number() async throws -> Int { 1 }
+      """
+    } expansion: {
+      """
+      func number() async throws -> Int { 1 }
+
+      nonisolated var $number: __macro_local_6numberfMu_ {
+        __macro_local_6numberfMu_()
+      }
+
+      nonisolated struct __macro_local_6numberfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "number"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Int, any Error>
+          ) async throws(any Error) -> Int {
+            try await number()
+          }
+      }
+      """
+    }
+  }
+
+  @Test func unnamedArgument() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(_: Int) async throws -> Post { Post() }
+      """
+    } expansion: {
+      """
+      func post(_: Int) async throws -> Post { Post() }
+
+      nonisolated func $post(_ __argument0: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(__argument0: _operationRequireHashable(_operationRequireSendable(__argument0)))
+      }
+
+      nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let __argument0: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await post(self.__argument0)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func defaultValues() {
+    assertMacro {
+      """
+      @QueryRequest
+      func posts(page: Int = 1, limit: Int = 20) async throws -> [Post] { [] }
+      """
+    } expansion: {
+      """
+      func posts(page: Int = 1, limit: Int = 20) async throws -> [Post] { [] }
+
+      nonisolated func $posts(page: Int = 1, limit: Int = 20) -> __macro_local_5postsfMu_ {
+        __macro_local_5postsfMu_(page: _operationRequireHashable(_operationRequireSendable(page)), limit: _operationRequireHashable(_operationRequireSendable(limit)))
+      }
+
+      nonisolated struct __macro_local_5postsfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let page: Int
+          let limit: Int
+          var _debugTypeName: String {
+            "posts"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<[Post], any Error>
+          ) async throws(any Error) -> [Post] {
+            try await posts(page: self.page, limit: self.limit)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func reservedArguments() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(
+        isolation: isolated (any Actor)? = #isolation,
+        in context: OperationContext,
+        with continuation: OperationContinuation<Post, any Error>,
+        path: OperationPath,
+        id: Int
+      ) async throws -> Post { Post() }
+      """
+    } expansion: {
+      """
+      func post(
+        isolation: isolated (any Actor)? = #isolation,
+        in context: OperationContext,
+        with continuation: OperationContinuation<Post, any Error>,
+        path: OperationPath,
+        id: Int
+      ) async throws -> Post { Post() }
+
+      nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+        let id: Int
+        var _debugTypeName: String {
+          "post"
+        }
+        func fetch(
+          isolation: isolated (any Actor)?,
+          in context: OperationCore.OperationContext,
+          with continuation: OperationCore.OperationContinuation<Post, any Error>
+        ) async throws(any Error) -> Post {
+          try await post(isolation: isolation, in: context, with: continuation, path: self.path, id: self.id)
+        }
+      }
+      """
+    }
+  }
+
+  @Test func instanceMethodInExtension() {
+    assertMacro {
+      """
+      extension Outer.API {
+        @QueryRequest
+        func post(id: Int) async throws -> Post { Post() }
+      }
+      """
+    } expansion: {
+      """
+      extension Outer.API {
+        func post(id: Int) async throws -> Post { Post() }
+
+        nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+          __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)), __parent: _operationRequireHashable(_operationRequireSendable(self)))
+        }
+
+        nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          let __parent: Outer.API
+          var _debugTypeName: String {
+            "Outer.API.post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await self.__parent.post(id: self.id)
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func actorMethod() {
+    assertMacro {
+      """
+      actor PostStore {
+        @QueryRequest
+        func post(id: Int) async throws -> Post { Post() }
+      }
+      """
+    } expansion: {
+      """
+      actor PostStore {
+        func post(id: Int) async throws -> Post { Post() }
+
+        nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+          __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)), __parent: _operationRequireHashable(_operationRequireSendable(self)))
+        }
+
+        nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          let __parent: PostStore
+          var _debugTypeName: String {
+            "PostStore.post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await self.__parent.post(id: self.id)
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func nestedType() {
+    assertMacro {
+      """
+      struct Outer {
+        final class API {
+          @QueryRequest
+          class func post(id: Int) async throws -> Post { Post() }
+        }
+      }
+      """
+    } expansion: {
+      """
+      struct Outer {
+        final class API {
+          class func post(id: Int) async throws -> Post { Post() }
+
+          nonisolated static func $post(id: Int) -> __macro_local_4postfMu_ {
+            __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)), __parentType: _OperationHashableMetatype(type: self))
+          }
+
+          nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+            let id: Int
+            let __parentType: _OperationHashableMetatype<API>
+            var _debugTypeName: String {
+              "API.post"
+            }
+            func fetch(
+              isolation: isolated (any Actor)?,
+              in context: OperationCore.OperationContext,
+              with continuation: OperationCore.OperationContinuation<Post, any Error>
+            ) async throws(any Error) -> Post {
+              try await self.__parentType.type.post(id: self.id)
+            }
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func mainActorMethod() {
+    assertMacro {
+      """
+      @MainActor
+      final class Model {
+        @QueryRequest
+        func post(id: Int) async throws -> Post { Post() }
+      }
+      """
+    } expansion: {
+      """
+      @MainActor
+      final class Model {
+        func post(id: Int) async throws -> Post { Post() }
+
+        nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+          __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)), __parent: _operationRequireHashable(_operationRequireSendable(self)))
+        }
+
+        nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          let __parent: Model
+          var _debugTypeName: String {
+            "Model.post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await self.__parent.post(id: self.id)
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func fileprivateAndPackageAccess() {
+    assertMacro {
+      """
+      @QueryRequest
+      fileprivate func draft(id: Int) async throws -> Post { Post() }
+      @QueryRequest
+      package func post(id: Int) async throws -> Post { Post() }
+      """
+    } expansion: {
+      """
+      fileprivate func draft(id: Int) async throws -> Post { Post() }
+
+      fileprivate nonisolated func $draft(id: Int) -> __macro_local_5draftfMu_ {
+        __macro_local_5draftfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      fileprivate nonisolated struct __macro_local_5draftfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "draft"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await draft(id: self.id)
+          }
+      }
+      package func post(id: Int) async throws -> Post { Post() }
+
+      package nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      package nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          package var _debugTypeName: String {
+            "post"
+          }
+          package func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await post(id: self.id)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func availability() {
+    assertMacro {
+      """
+      @QueryRequest
+      @available(macOS 15, *)
+      public func post(id: Int) async throws -> Post { Post() }
+      """
+    } expansion: {
+      """
+      @available(macOS 15, *)
+      public func post(id: Int) async throws -> Post { Post() }
+
+      @available(macOS 15, *)
+      public nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      @available(macOS 15, *)
+      public nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          public var _debugTypeName: String {
+            "post"
+          }
+          public func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await post(id: self.id)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func typedThrowsAndSending() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(id: Int) async throws(LoadError) -> sending Post { Post() }
+      """
+    } expansion: {
+      """
+      func post(id: Int) async throws(LoadError) -> sending Post { Post() }
+
+      nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, LoadError>
+          ) async throws(LoadError) -> Post {
+            try await post(id: self.id)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func nonThrowingAsync() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(id: Int) async -> Post { Post() }
+      """
+    } expansion: {
+      """
+      func post(id: Int) async -> Post { Post() }
+
+      nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, Never>
+          ) async throws(Never) -> Post {
+            await post(id: self.id)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func throwingSync() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(id: Int) throws -> Post { Post() }
+      """
+    } expansion: {
+      """
+      func post(id: Int) throws -> Post { Post() }
+
+      nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try post(id: self.id)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func generic() {
+    assertMacro {
+      """
+      @QueryRequest
+      func echo<T: Sendable>(_ value: T) async -> T where T: Hashable { value }
+      """
+    } expansion: {
+      """
+      func echo<T: Sendable>(_ value: T) async -> T where T: Hashable { value }
+
+      nonisolated func $echo<T: Sendable>(_ value: T) -> __macro_local_4echofMu_<T> where T: Hashable {
+        __macro_local_4echofMu_<T>(value: _operationRequireHashable(_operationRequireSendable(value)))
+      }
+
+      nonisolated struct __macro_local_4echofMu_<T: Sendable>: OperationCore.QueryRequest, Hashable, Sendable where T: Hashable {
+          let value: T
+          var _debugTypeName: String {
+            "echo"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<T, Never>
+          ) async throws(Never) -> T {
+            await echo(self.value)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func duplicateLabels() {
+    assertMacro {
+      """
+      @QueryRequest
+      func posts(between a: Int, between b: Int) async throws -> [Post] { [] }
+      """
+    } expansion: {
+      """
+      func posts(between a: Int, between b: Int) async throws -> [Post] { [] }
+
+      nonisolated func $posts(between a: Int, between b: Int) -> __macro_local_5postsfMu_ {
+        __macro_local_5postsfMu_(a: _operationRequireHashable(_operationRequireSendable(a)), b: _operationRequireHashable(_operationRequireSendable(b)))
+      }
+
+      nonisolated struct __macro_local_5postsfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let a: Int
+          let b: Int
+          var _debugTypeName: String {
+            "posts"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<[Post], any Error>
+          ) async throws(any Error) -> [Post] {
+            try await posts(between: self.a, between: self.b)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func inoutIsAnError() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(id: inout Int) async throws -> Post { Post() }
+      """
+    } diagnostics: {
+      """
+      @QueryRequest
+      func post(id: inout Int) async throws -> Post { Post() }
+                    ┬────
+                    ╰─ 🛑 @QueryRequest stores each argument, and cannot write an 'inout' one back: take the value and return the result instead
+                       ✏️ Remove 'inout'
+      """
+    } fixes: {
+      """
+      @QueryRequest
+      func post(id: Int) async throws -> Post { Post() }
+      """
+    } expansion: {
+      """
+      func post(id: Int) async throws -> Post { Post() }
+
+      nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await post(id: self.id)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func badIsolationIsAnError() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(isolation: any Actor, id: Int) async throws -> Post { Post() }
+      """
+    } diagnostics: {
+      """
+      @QueryRequest
+      func post(isolation: any Actor, id: Int) async throws -> Post { Post() }
+                           ┬────────
+                           ╰─ 🛑 @QueryRequest passes the run's isolation to the 'isolation' parameter, which must be of type 'isolated (any Actor)?': change its type, or rename the parameter
+                              ✏️ Change the type to 'isolated (any Actor)?'
+      """
+    } fixes: {
+      """
+      @QueryRequest
+      func post(isolation: isolated (any Actor)?, id: Int) async throws -> Post { Post() }
+      """
+    } expansion: {
+      """
+      func post(isolation: isolated (any Actor)?, id: Int) async throws -> Post { Post() }
+
+      nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await post(isolation: isolation, id: self.id)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func badContextIsAnError() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(context: Int, id: Int) async throws -> Post { Post() }
+      """
+    } diagnostics: {
+      """
+      @QueryRequest
+      func post(context: Int, id: Int) async throws -> Post { Post() }
+                         ┬──
+                         ╰─ 🛑 @QueryRequest passes the run's context to the 'context' parameter, which must be of type 'OperationContext': change its type, or rename the parameter
+                            ✏️ Change the type to 'OperationContext'
+      """
+    } fixes: {
+      """
+      @QueryRequest
+      func post(context: OperationContext, id: Int) async throws -> Post { Post() }
+      """
+    } expansion: {
+      """
+      func post(context: OperationContext, id: Int) async throws -> Post { Post() }
+
+      nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await post(context: context, id: self.id)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func badContinuationIsAnError() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(continuation: Int, id: Int) async throws -> Post { Post() }
+      """
+    } diagnostics: {
+      """
+      @QueryRequest
+      func post(continuation: Int, id: Int) async throws -> Post { Post() }
+                              ┬──
+                              ╰─ 🛑 @QueryRequest passes the run's continuation to the 'continuation' parameter, which must be of type 'OperationContinuation<Post, any Error>': change its type, or rename the parameter
+                                 ✏️ Change the type to 'OperationContinuation<Post, any Error>'
+      """
+    } fixes: {
+      """
+      @QueryRequest
+      func post(continuation: OperationContinuation<Post, any Error>, id: Int) async throws -> Post { Post() }
+      """
+    } expansion: {
+      """
+      func post(continuation: OperationContinuation<Post, any Error>, id: Int) async throws -> Post { Post() }
+
+      nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await post(continuation: continuation, id: self.id)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func notAFunctionIsAnError() {
+    assertMacro {
+      """
+      @QueryRequest
+      var post: Post { Post() }
+      """
+    } diagnostics: {
+      """
+      @QueryRequest
+      ┬────────────
+      ╰─ 🛑 @QueryRequest applies only to functions: attach it to a 'func' that does the work
+      var post: Post { Post() }
+      """
+    }
+  }
+
+  @Test func mutatingIsAnError() {
+    assertMacro {
+      """
+      struct API {
+        @QueryRequest
+        mutating func post(id: Int) async throws -> Post { Post() }
+      }
+      """
+    } diagnostics: {
+      """
+      struct API {
+        @QueryRequest
+        mutating func post(id: Int) async throws -> Post { Post() }
+        ┬───────
+        ╰─ 🛑 @QueryRequest calls the method on a copy of 'API' that it cannot change: remove 'mutating'
+           ✏️ Remove 'mutating'
+      }
+      """
+    } fixes: {
+      """
+      struct API {
+        @QueryRequest
+        func post(id: Int) async throws -> Post { Post() }
+      }
+      """
+    } expansion: {
+      """
+      struct API {
+        func post(id: Int) async throws -> Post { Post() }
+
+        nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+          __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+        }
+
+        nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await post(id: self.id)
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func localFunctionIsAnError() {
+    assertMacro {
+      """
+      func outer() {
+        @QueryRequest
+        func post(id: Int) async throws -> Post { Post() }
+      }
+      """
+    } diagnostics: {
+      """
+      func outer() {
+        @QueryRequest
+        ┬────────────
+        ╰─ 🛑 @QueryRequest cannot generate a request from a local function: move the function to the top level or into a type
+        func post(id: Int) async throws -> Post { Post() }
+      }
+      """
+    }
+  }
+
+  @Test func protocolIsAnError() {
+    assertMacro {
+      """
+      protocol API {
+        @QueryRequest
+        func post(id: Int) async throws -> Post
+      }
+      """
+    } diagnostics: {
+      """
+      protocol API {
+        @QueryRequest
+        ┬────────────
+        ╰─ 🛑 @QueryRequest cannot generate a request inside a protocol: move the function into a type or an extension
+        func post(id: Int) async throws -> Post
+      }
+      """
+    }
+  }
+
+  @Test func opaqueParameterIsAnError() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(id: some Hashable & Sendable) async throws -> Post { Post() }
+      """
+    } diagnostics: {
+      """
+      @QueryRequest
+      func post(id: some Hashable & Sendable) async throws -> Post { Post() }
+                    ┬───────────────────────
+                    ╰─ 🛑 @QueryRequest stores each argument, and cannot store an opaque 'some' one: declare a generic parameter instead
+      """
+    }
+  }
+
+  @Test func opaqueResultIsAnError() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(id: Int) async throws -> some Sendable { 1 }
+      """
+    } diagnostics: {
+      """
+      @QueryRequest
+      func post(id: Int) async throws -> some Sendable { 1 }
+                                         ┬────────────
+                                         ╰─ 🛑 @QueryRequest needs the function's result type by name: replace the opaque 'some' type with a concrete type
+      """
+    }
+  }
+
+  @Test func rethrowsIsAnError() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(id: Int) rethrows -> Post { Post() }
+      """
+    } diagnostics: {
+      """
+      @QueryRequest
+      func post(id: Int) rethrows -> Post { Post() }
+                         ┬───────
+                         ╰─ 🛑 @QueryRequest cannot generate a request from a 'rethrows' function: use 'throws'
+                            ✏️ Replace 'rethrows' with 'throws'
+      """
+    } fixes: {
+      """
+      @QueryRequest
+      func post(id: Int) throws -> Post { Post() }
+      """
+    } expansion: {
+      """
+      func post(id: Int) throws -> Post { Post() }
+
+      nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+        __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try post(id: self.id)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func parameterNamedLikeAMemberIsAnError() {
+    assertMacro {
+      """
+      @QueryRequest
+      func post(fetch: Int) async throws -> Post { Post() }
+      """
+    } diagnostics: {
+      """
+      @QueryRequest
+      func post(fetch: Int) async throws -> Post { Post() }
+                ┬─────────
+                ╰─ 🛑 @QueryRequest stores the argument 'fetch' in a property that would hide a member of the request: rename the parameter
+      """
+    }
+  }
 }
