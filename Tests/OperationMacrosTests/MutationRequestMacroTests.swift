@@ -356,4 +356,1007 @@ struct MutationRequestMacroTests {
       """
     }
   }
+
+  @Test func storedArguments() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(_ postID: Int, by userID: Int, arguments: Bool) async throws -> Bool { arguments }
+      """
+    } expansion: {
+      """
+      func like(_ postID: Int, by userID: Int, arguments: Bool) async throws -> Bool { arguments }
+
+      nonisolated func $like(_ postID: Int, by userID: Int) -> __macro_local_4likefMu_ {
+        __macro_local_4likefMu_(postID: _operationRequireHashable(_operationRequireSendable(postID)), userID: _operationRequireHashable(_operationRequireSendable(userID)))
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let postID: Int
+          let userID: Int
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Bool,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(self.postID, by: self.userID, arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func unnamedArgument() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(_: Int, arguments: Bool) async throws -> Bool { arguments }
+      """
+    } expansion: {
+      """
+      func like(_: Int, arguments: Bool) async throws -> Bool { arguments }
+
+      nonisolated func $like(_ __argument0: Int) -> __macro_local_4likefMu_ {
+        __macro_local_4likefMu_(__argument0: _operationRequireHashable(_operationRequireSendable(__argument0)))
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let __argument0: Int
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Bool,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(self.__argument0, arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func defaultValues() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(postID: Int = 1, arguments: Bool = true) async throws -> Bool { arguments }
+      """
+    } expansion: {
+      """
+      func like(postID: Int = 1, arguments: Bool = true) async throws -> Bool { arguments }
+
+      nonisolated func $like(postID: Int = 1) -> __macro_local_4likefMu_ {
+        __macro_local_4likefMu_(postID: _operationRequireHashable(_operationRequireSendable(postID)))
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let postID: Int
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Bool,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(postID: self.postID, arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func reservedArguments() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(
+        isolation: isolated (any Actor)? = #isolation,
+        in context: OperationContext,
+        with continuation: OperationContinuation<Bool, any Error>,
+        path: OperationPath,
+        arguments: Int,
+        postID: Int
+      ) async throws -> Bool { true }
+      """
+    } expansion: {
+      """
+      func like(
+        isolation: isolated (any Actor)? = #isolation,
+        in context: OperationContext,
+        with continuation: OperationContinuation<Bool, any Error>,
+        path: OperationPath,
+        arguments: Int,
+        postID: Int
+      ) async throws -> Bool { true }
+
+      nonisolated func $like(postID: Int) -> __macro_local_4likefMu_ {
+        __macro_local_4likefMu_(postID: _operationRequireHashable(_operationRequireSendable(postID)))
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+        let postID: Int
+        var _debugTypeName: String {
+          "like"
+        }
+        func mutate(
+          isolation: isolated (any Actor)?,
+          with arguments: Int,
+          in context: OperationCore.OperationContext,
+          with continuation: OperationCore.OperationContinuation<Bool, any Error>
+        ) async throws(any Error) -> Bool {
+          try await like(isolation: isolation, in: context, with: continuation, path: self.path, arguments: arguments, postID: self.postID)
+        }
+      }
+      """
+    }
+  }
+
+  @Test func instanceMethod() {
+    assertMacro {
+      """
+      struct API {
+        @MutationRequest
+        func like(postID: Int, arguments: Bool) async throws -> Bool { arguments }
+      }
+      """
+    } expansion: {
+      """
+      struct API {
+        func like(postID: Int, arguments: Bool) async throws -> Bool { arguments }
+
+        nonisolated func $like(postID: Int) -> __macro_local_4likefMu_ {
+          __macro_local_4likefMu_(postID: _operationRequireHashable(_operationRequireSendable(postID)), __parent: _operationRequireHashable(_operationRequireSendable(self)))
+        }
+
+        nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let postID: Int
+          let __parent: API
+          var _debugTypeName: String {
+            "API.like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Bool,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await self.__parent.like(postID: self.postID, arguments: arguments)
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func instanceMethodInExtension() {
+    assertMacro {
+      """
+      extension Outer.API {
+        @MutationRequest
+        func like(arguments: Int) async throws -> Bool { true }
+      }
+      """
+    } expansion: {
+      """
+      extension Outer.API {
+        func like(arguments: Int) async throws -> Bool { true }
+
+        nonisolated var $like: __macro_local_4likefMu_ {
+          __macro_local_4likefMu_(__parent: _operationRequireHashable(_operationRequireSendable(self)))
+        }
+
+        nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let __parent: Outer.API
+          var _debugTypeName: String {
+            "Outer.API.like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await self.__parent.like(arguments: arguments)
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func actorMethod() {
+    assertMacro {
+      """
+      actor PostStore {
+        @MutationRequest
+        func like(arguments: Int) async throws -> Bool { true }
+      }
+      """
+    } expansion: {
+      """
+      actor PostStore {
+        func like(arguments: Int) async throws -> Bool { true }
+
+        nonisolated var $like: __macro_local_4likefMu_ {
+          __macro_local_4likefMu_(__parent: _operationRequireHashable(_operationRequireSendable(self)))
+        }
+
+        nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let __parent: PostStore
+          var _debugTypeName: String {
+            "PostStore.like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await self.__parent.like(arguments: arguments)
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func nestedType() {
+    assertMacro {
+      """
+      struct Outer {
+        final class API {
+          @MutationRequest
+          class func like(arguments: Int) async throws -> Bool { true }
+        }
+      }
+      """
+    } expansion: {
+      """
+      struct Outer {
+        final class API {
+          class func like(arguments: Int) async throws -> Bool { true }
+
+          nonisolated static var $like: __macro_local_4likefMu_ {
+            __macro_local_4likefMu_(__parentType: _OperationHashableMetatype(type: self))
+          }
+
+          nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+            let __parentType: _OperationHashableMetatype<API>
+            var _debugTypeName: String {
+              "API.like"
+            }
+            func mutate(
+              isolation: isolated (any Actor)?,
+              with arguments: Int,
+              in context: OperationCore.OperationContext,
+              with continuation: OperationCore.OperationContinuation<Bool, any Error>
+            ) async throws(any Error) -> Bool {
+              try await self.__parentType.type.like(arguments: arguments)
+            }
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func mainActorMethod() {
+    assertMacro {
+      """
+      @MainActor
+      final class Model {
+        @MutationRequest
+        func like(arguments: Int) async throws -> Bool { true }
+      }
+      """
+    } expansion: {
+      """
+      @MainActor
+      final class Model {
+        func like(arguments: Int) async throws -> Bool { true }
+
+        nonisolated var $like: __macro_local_4likefMu_ {
+          __macro_local_4likefMu_(__parent: _operationRequireHashable(_operationRequireSendable(self)))
+        }
+
+        nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let __parent: Model
+          var _debugTypeName: String {
+            "Model.like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await self.__parent.like(arguments: arguments)
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func accessLevels() {
+    assertMacro {
+      """
+      public struct API: Hashable {
+        @MutationRequest
+        public func like(arguments: Int) async throws -> Bool { true }
+        @MutationRequest
+        private func unlike(arguments: Int) async throws -> Bool { true }
+      }
+      """
+    } expansion: {
+      """
+      public struct API: Hashable {
+        public func like(arguments: Int) async throws -> Bool { true }
+
+        public nonisolated var $like: __macro_local_4likefMu_ {
+          __macro_local_4likefMu_(__parent: _operationRequireHashable(_operationRequireSendable(self)))
+        }
+
+        public nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let __parent: API
+          public var _debugTypeName: String {
+            "API.like"
+          }
+          public func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await self.__parent.like(arguments: arguments)
+          }
+        }
+        private func unlike(arguments: Int) async throws -> Bool { true }
+
+        private nonisolated var $unlike: __macro_local_6unlikefMu_ {
+          __macro_local_6unlikefMu_(__parent: _operationRequireHashable(_operationRequireSendable(self)))
+        }
+
+        private nonisolated struct __macro_local_6unlikefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let __parent: API
+          var _debugTypeName: String {
+            "API.unlike"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await self.__parent.unlike(arguments: arguments)
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func fileprivateAndPackageAccess() {
+    assertMacro {
+      """
+      @MutationRequest
+      fileprivate func unlike(arguments: Int) async throws -> Bool { true }
+      @MutationRequest
+      package func like(arguments: Int) async throws -> Bool { true }
+      """
+    } expansion: {
+      """
+      fileprivate func unlike(arguments: Int) async throws -> Bool { true }
+
+      fileprivate nonisolated var $unlike: __macro_local_6unlikefMu_ {
+        __macro_local_6unlikefMu_()
+      }
+
+      fileprivate nonisolated struct __macro_local_6unlikefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "unlike"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await unlike(arguments: arguments)
+          }
+      }
+      package func like(arguments: Int) async throws -> Bool { true }
+
+      package nonisolated var $like: __macro_local_4likefMu_ {
+        __macro_local_4likefMu_()
+      }
+
+      package nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          package var _debugTypeName: String {
+            "like"
+          }
+          package func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func availability() {
+    assertMacro {
+      """
+      @MutationRequest
+      @available(macOS 15, *)
+      public func like(arguments: Int) async throws -> Bool { true }
+      """
+    } expansion: {
+      """
+      @available(macOS 15, *)
+      public func like(arguments: Int) async throws -> Bool { true }
+
+      @available(macOS 15, *)
+      public nonisolated var $like: __macro_local_4likefMu_ {
+        __macro_local_4likefMu_()
+      }
+
+      @available(macOS 15, *)
+      public nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          public var _debugTypeName: String {
+            "like"
+          }
+          public func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func typedThrowsAndSending() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(arguments: Int) async throws(LikeError) -> sending Bool { true }
+      """
+    } expansion: {
+      """
+      func like(arguments: Int) async throws(LikeError) -> sending Bool { true }
+
+      nonisolated var $like: __macro_local_4likefMu_ {
+        __macro_local_4likefMu_()
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, LikeError>
+          ) async throws(LikeError) -> Bool {
+            try await like(arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func nonThrowingSync() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(arguments: Int) -> Bool { true }
+      """
+    } expansion: {
+      """
+      func like(arguments: Int) -> Bool { true }
+
+      nonisolated var $like: __macro_local_4likefMu_ {
+        __macro_local_4likefMu_()
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, Never>
+          ) async throws(Never) -> Bool {
+            like(arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func generic() {
+    assertMacro {
+      """
+      @MutationRequest
+      func save<T: Sendable>(arguments: T) async throws -> T { arguments }
+      """
+    } expansion: {
+      """
+      func save<T: Sendable>(arguments: T) async throws -> T { arguments }
+
+      nonisolated func $save<T: Sendable>() -> __macro_local_4savefMu_<T> {
+        __macro_local_4savefMu_<T>()
+      }
+
+      nonisolated struct __macro_local_4savefMu_<T: Sendable>: OperationCore.MutationRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "save"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: T,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<T, any Error>
+          ) async throws(any Error) -> T {
+            try await save(arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func genericStored() {
+    assertMacro {
+      """
+      @MutationRequest
+      func save<ID: Hashable & Sendable>(id: ID, arguments: String) async throws -> String where ID: Codable { arguments }
+      """
+    } expansion: {
+      """
+      func save<ID: Hashable & Sendable>(id: ID, arguments: String) async throws -> String where ID: Codable { arguments }
+
+      nonisolated func $save<ID: Hashable & Sendable>(id: ID) -> __macro_local_4savefMu_<ID> where ID: Codable {
+        __macro_local_4savefMu_<ID>(id: _operationRequireHashable(_operationRequireSendable(id)))
+      }
+
+      nonisolated struct __macro_local_4savefMu_<ID: Hashable & Sendable>: OperationCore.MutationRequest, Hashable, Sendable where ID: Codable {
+          let id: ID
+          var _debugTypeName: String {
+            "save"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: String,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<String, any Error>
+          ) async throws(any Error) -> String {
+            try await save(id: self.id, arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func duplicateLabels() {
+    assertMacro {
+      """
+      @MutationRequest
+      func move(value a: Int, value b: Int, arguments: Bool) async throws -> Bool { arguments }
+      """
+    } expansion: {
+      """
+      func move(value a: Int, value b: Int, arguments: Bool) async throws -> Bool { arguments }
+
+      nonisolated func $move(value a: Int, value b: Int) -> __macro_local_4movefMu_ {
+        __macro_local_4movefMu_(a: _operationRequireHashable(_operationRequireSendable(a)), b: _operationRequireHashable(_operationRequireSendable(b)))
+      }
+
+      nonisolated struct __macro_local_4movefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let a: Int
+          let b: Int
+          var _debugTypeName: String {
+            "move"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Bool,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await move(value: self.a, value: self.b, arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func variadicIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(postIDs: Int..., arguments: Bool) async throws -> Bool { arguments }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      func like(postIDs: Int..., arguments: Bool) async throws -> Bool { arguments }
+                            ┬──
+                            ╰─ 🛑 @MutationRequest stores each argument, and cannot store a variadic one: take an array instead
+                               ✏️ Take an array
+      """
+    } fixes: {
+      """
+      @MutationRequest
+      func like(postIDs: [Int], arguments: Bool) async throws -> Bool { arguments }
+      """
+    } expansion: {
+      """
+      func like(postIDs: [Int], arguments: Bool) async throws -> Bool { arguments }
+
+      nonisolated func $like(postIDs: [Int]) -> __macro_local_4likefMu_ {
+        __macro_local_4likefMu_(postIDs: _operationRequireHashable(_operationRequireSendable(postIDs)))
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let postIDs: [Int]
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Bool,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(postIDs: self.postIDs, arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func inoutIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(postID: inout Int, arguments: Bool) async throws -> Bool { arguments }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      func like(postID: inout Int, arguments: Bool) async throws -> Bool { arguments }
+                        ┬────
+                        ╰─ 🛑 @MutationRequest stores each argument, and cannot write an 'inout' one back: take the value and return the result instead
+                           ✏️ Remove 'inout'
+      """
+    } fixes: {
+      """
+      @MutationRequest
+      func like(postID: Int, arguments: Bool) async throws -> Bool { arguments }
+      """
+    } expansion: {
+      """
+      func like(postID: Int, arguments: Bool) async throws -> Bool { arguments }
+
+      nonisolated func $like(postID: Int) -> __macro_local_4likefMu_ {
+        __macro_local_4likefMu_(postID: _operationRequireHashable(_operationRequireSendable(postID)))
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          let postID: Int
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Bool,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(postID: self.postID, arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func badIsolationIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(isolation: any Actor, arguments: Int) async throws -> Bool { true }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      func like(isolation: any Actor, arguments: Int) async throws -> Bool { true }
+                           ┬────────
+                           ╰─ 🛑 @MutationRequest passes the run's isolation to the 'isolation' parameter, which must be of type 'isolated (any Actor)?': change its type, or rename the parameter
+                              ✏️ Change the type to 'isolated (any Actor)?'
+      """
+    } fixes: {
+      """
+      @MutationRequest
+      func like(isolation: isolated (any Actor)?, arguments: Int) async throws -> Bool { true }
+      """
+    } expansion: {
+      """
+      func like(isolation: isolated (any Actor)?, arguments: Int) async throws -> Bool { true }
+
+      nonisolated var $like: __macro_local_4likefMu_ {
+        __macro_local_4likefMu_()
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(isolation: isolation, arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func badContextIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(context: Int, arguments: Int) async throws -> Bool { true }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      func like(context: Int, arguments: Int) async throws -> Bool { true }
+                         ┬──
+                         ╰─ 🛑 @MutationRequest passes the run's context to the 'context' parameter, which must be of type 'OperationContext': change its type, or rename the parameter
+                            ✏️ Change the type to 'OperationContext'
+      """
+    } fixes: {
+      """
+      @MutationRequest
+      func like(context: OperationContext, arguments: Int) async throws -> Bool { true }
+      """
+    } expansion: {
+      """
+      func like(context: OperationContext, arguments: Int) async throws -> Bool { true }
+
+      nonisolated var $like: __macro_local_4likefMu_ {
+        __macro_local_4likefMu_()
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(context: context, arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func badContinuationIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(continuation: Int, arguments: Int) async throws -> Bool { true }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      func like(continuation: Int, arguments: Int) async throws -> Bool { true }
+                              ┬──
+                              ╰─ 🛑 @MutationRequest passes the run's continuation to the 'continuation' parameter, which must be of type 'OperationContinuation<Bool, any Error>': change its type, or rename the parameter
+                                 ✏️ Change the type to 'OperationContinuation<Bool, any Error>'
+      """
+    } fixes: {
+      """
+      @MutationRequest
+      func like(continuation: OperationContinuation<Bool, any Error>, arguments: Int) async throws -> Bool { true }
+      """
+    } expansion: {
+      """
+      func like(continuation: OperationContinuation<Bool, any Error>, arguments: Int) async throws -> Bool { true }
+
+      nonisolated var $like: __macro_local_4likefMu_ {
+        __macro_local_4likefMu_()
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(continuation: continuation, arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func notAFunctionIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      var like: Bool { true }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      ┬───────────────
+      ╰─ 🛑 @MutationRequest applies only to functions: attach it to a 'func' that does the work
+      var like: Bool { true }
+      """
+    }
+  }
+
+  @Test func localFunctionIsAnError() {
+    assertMacro {
+      """
+      func outer() {
+        @MutationRequest
+        func like(arguments: Int) async throws -> Bool { true }
+      }
+      """
+    } diagnostics: {
+      """
+      func outer() {
+        @MutationRequest
+        ┬───────────────
+        ╰─ 🛑 @MutationRequest cannot generate a request from a local function: move the function to the top level or into a type
+        func like(arguments: Int) async throws -> Bool { true }
+      }
+      """
+    }
+  }
+
+  @Test func protocolIsAnError() {
+    assertMacro {
+      """
+      protocol API {
+        @MutationRequest
+        func like(arguments: Int) async throws -> Bool
+      }
+      """
+    } diagnostics: {
+      """
+      protocol API {
+        @MutationRequest
+        ┬───────────────
+        ╰─ 🛑 @MutationRequest cannot generate a request inside a protocol: move the function into a type or an extension
+        func like(arguments: Int) async throws -> Bool
+      }
+      """
+    }
+  }
+
+  @Test func opaqueParameterIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(postID: some Hashable & Sendable, arguments: Int) async throws -> Bool { true }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      func like(postID: some Hashable & Sendable, arguments: Int) async throws -> Bool { true }
+                        ┬───────────────────────
+                        ╰─ 🛑 @MutationRequest stores each argument, and cannot store an opaque 'some' one: declare a generic parameter instead
+      """
+    }
+  }
+
+  @Test func opaqueResultIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(arguments: Int) async throws -> some Sendable { true }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      func like(arguments: Int) async throws -> some Sendable { true }
+                                                ┬────────────
+                                                ╰─ 🛑 @MutationRequest needs the function's result type by name: replace the opaque 'some' type with a concrete type
+      """
+    }
+  }
+
+  @Test func rethrowsIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(arguments: Int) rethrows -> Bool { true }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      func like(arguments: Int) rethrows -> Bool { true }
+                                ┬───────
+                                ╰─ 🛑 @MutationRequest cannot generate a request from a 'rethrows' function: use 'throws'
+                                   ✏️ Replace 'rethrows' with 'throws'
+      """
+    } fixes: {
+      """
+      @MutationRequest
+      func like(arguments: Int) throws -> Bool { true }
+      """
+    } expansion: {
+      """
+      func like(arguments: Int) throws -> Bool { true }
+
+      nonisolated var $like: __macro_local_4likefMu_ {
+        __macro_local_4likefMu_()
+      }
+
+      nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try like(arguments: arguments)
+          }
+      }
+      """
+    }
+  }
+
+  @Test func parameterNamedLikeAMemberIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(mutate: Int, arguments: Int) async throws -> Bool { true }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      func like(mutate: Int, arguments: Int) async throws -> Bool { true }
+                ┬───────────
+                ╰─ 🛑 @MutationRequest stores the argument 'mutate' in a property that would hide a member of the request: rename the parameter
+      """
+    }
+  }
 }

@@ -1319,58 +1319,6 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func mutatingIsAnError() {
-    assertMacro {
-      """
-      struct API {
-        @QueryRequest
-        mutating func post(id: Int) async throws -> Post { Post() }
-      }
-      """
-    } diagnostics: {
-      """
-      struct API {
-        @QueryRequest
-        mutating func post(id: Int) async throws -> Post { Post() }
-        ┬───────
-        ╰─ 🛑 @QueryRequest calls the method on a copy of 'API' that it cannot change: remove 'mutating'
-           ✏️ Remove 'mutating'
-      }
-      """
-    } fixes: {
-      """
-      struct API {
-        @QueryRequest
-        func post(id: Int) async throws -> Post { Post() }
-      }
-      """
-    } expansion: {
-      """
-      struct API {
-        func post(id: Int) async throws -> Post { Post() }
-
-        nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
-          __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
-        }
-
-        nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
-          let id: Int
-          var _debugTypeName: String {
-            "post"
-          }
-          func fetch(
-            isolation: isolated (any Actor)?,
-            in context: OperationCore.OperationContext,
-            with continuation: OperationCore.OperationContinuation<Post, any Error>
-          ) async throws(any Error) -> Post {
-            try await post(id: self.id)
-          }
-        }
-      }
-      """
-    }
-  }
-
   @Test func localFunctionIsAnError() {
     assertMacro {
       """
