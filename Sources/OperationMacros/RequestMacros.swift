@@ -316,6 +316,16 @@ struct RequestGenerator<Context: MacroExpansionContext> {
               + "one or rename it"
           )
         }
+        if let opaque = type.as(SomeOrAnyTypeSyntax.self),
+          opaque.someOrAnySpecifier.tokenKind == .keyword(.some)
+        {
+          throw DiagnosticsError(
+            node: parameter.type,
+            id: "opaqueReservedParameter",
+            "\(kind.macroName) needs the type of '\(name)' by name, and an opaque 'some' type has "
+              + "none: declare a generic parameter instead"
+          )
+        }
         reserved[name] = value
         continue
       }

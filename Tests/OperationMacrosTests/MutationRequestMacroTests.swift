@@ -1359,4 +1359,24 @@ struct MutationRequestMacroTests {
       """
     }
   }
+
+  @Test func opaqueArgumentsIsAnError() {
+    assertMacro {
+      """
+      @MutationRequest
+      func like(arguments: some Sendable) async throws -> Bool {
+        true
+      }
+      """
+    } diagnostics: {
+      """
+      @MutationRequest
+      func like(arguments: some Sendable) async throws -> Bool {
+                           ┬────────────
+                           ╰─ 🛑 @MutationRequest needs the type of 'arguments' by name, and an opaque 'some' type has none: declare a generic parameter instead
+        true
+      }
+      """
+    }
+  }
 }

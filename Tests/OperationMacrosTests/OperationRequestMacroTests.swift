@@ -598,6 +598,10 @@ struct OperationRequestMacroTests {
   }
 
   @Test func mutatingIsAnError() {
+    // NB: The diagnostic and its fix-it are what this test pins. swift-macro-testing expands the
+    // fixed source without its enclosing type (it gives the macro no lexical context there), so
+    // the expansion below lacks the `__parent` that a real build of the fixed method generates;
+    // the member tests (`instanceMethodInExtension`, `nestedType`) pin that expansion.
     assertMacro {
       """
       struct Counter {
