@@ -22,16 +22,16 @@
 /// Looking a store up by its path is a hash lookup, and `stores(matching:)` costs in proportion to
 /// the number of stores it returns.
 public final class OperationClient: Sendable {
-  private let storeCache: any StoreCache & Sendable
+  let storeCache: any StoreCache & Sendable
   private let storeCreator: any StoreCreator & Sendable
-  private let lock: RecursiveLock<Storage>
+  let lock: RecursiveLock<Storage>
 
-  private struct Storage: Sendable {
+  struct Storage: Sendable {
     var defaultContext: OperationContext
     var subscribers = Subscribers<ChangeSubscriber>()
   }
 
-  private struct ChangeSubscriber: Sendable {
+  struct ChangeSubscriber: Sendable {
     let path: OperationPath
     let onChange: @Sendable (OpaqueSubscriptionChange) -> Void
   }
@@ -155,6 +155,7 @@ extension OperationClient {
       }
       guard let winner else {
         self.notify(storage, added: [opaque], removed: [])
+        store.scheduleCollection()
         return store
       }
       if let cached = winner.store(madeFor: Operation.self) {
@@ -423,7 +424,7 @@ extension OperationClient {
     }
   }
 
-  private func notify(
+  func notify(
     _ storage: Storage,
     added: OperationPathableCollection<OpaqueOperationStore>,
     removed: OperationPathableCollection<OpaqueOperationStore>

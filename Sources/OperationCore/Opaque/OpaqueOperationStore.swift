@@ -175,6 +175,59 @@ extension OpaqueOperationStore {
   package var isPaginated: Bool {
     self.erased.isPaginated
   }
+
+  /// Whether the erased store runs a mutation, which invalidation never reruns.
+  package var isMutation: Bool {
+    self.erased.isMutation
+  }
+}
+
+// MARK: - Invalidation, cancellation, collection
+
+extension OpaqueOperationStore {
+  /// Whether the store was invalidated and no run that started since has succeeded; see
+  /// ``OperationStore/isInvalidated``.
+  public var isInvalidated: Bool {
+    self.erased.isInvalidated
+  }
+
+  /// Marks the value stale; see ``OperationStore/invalidate()``.
+  public func invalidate() {
+    self.erased.invalidate()
+  }
+
+  /// Marks the value stale and starts a run that supersedes the runs in flight; see
+  /// ``OperationStore/invalidateAndRerun()``.
+  ///
+  /// - Returns: The task of the rerun, erased.
+  @discardableResult
+  public func invalidateAndRerun() -> OperationTask<any Sendable, any Error> {
+    self.erased.erasedInvalidateAndRerun()
+  }
+
+  /// Cancels every run that has not finished; see ``OperationStore/cancelRuns()``.
+  ///
+  /// - Returns: The number of runs cancelled.
+  @discardableResult
+  public func cancelRuns() -> Int {
+    self.erased.cancelRuns()
+  }
+
+  /// The number of runs created and not yet finished.
+  public var runsInFlightCount: Int {
+    self.erased.runsInFlightCount
+  }
+
+  /// Protects the store from older data while a mutation runs; see
+  /// ``OperationStore/applyOptimisticUpdate(_:)``.
+  package func beginProtection() -> OptimisticUpdate {
+    self.erased.erasedBeginProtection()
+  }
+
+  /// Whether the store's client collected it; see ``OperationStore/isCollected``.
+  public var isCollected: Bool {
+    self.erased.isCollected
+  }
 }
 
 extension OpaqueOperationStore: OperationPathable {
@@ -195,6 +248,14 @@ private protocol ErasedStore: AnyObject, Sendable {
   var isStale: Bool { get }
   var subscriberCount: Int { get }
   var isPaginated: Bool { get }
+  var isMutation: Bool { get }
+  var isInvalidated: Bool { get }
+  var isCollected: Bool { get }
+  var runsInFlightCount: Int { get }
+  func invalidate()
+  func erasedInvalidateAndRerun() -> OperationTask<any Sendable, any Error>
+  func cancelRuns() -> Int
+  func erasedBeginProtection() -> OptimisticUpdate
   func withErasedLock<T>(_ body: () throws -> sending T) rethrows -> sending T
   func uncheckedSetResult(
     to result: Result<any Sendable, any Error>,
@@ -243,6 +304,18 @@ extension OperationStore: ErasedStore {
     using context: OperationContext?
   ) -> OperationTask<any Sendable, any Error> {
     self.runTask(using: context).map { $0 as any Sendable }.mapError { $0 as any Error }
+  }
+
+  fileprivate func erasedBeginProtection() -> OptimisticUpdate {
+    self.beginProtection()
+  }
+
+  fileprivate var isMutation: Bool {
+    State.self is any _MutationStateProtocol.Type
+  }
+
+  fileprivate func erasedInvalidateAndRerun() -> OperationTask<any Sendable, any Error> {
+    self.invalidateAndRerun().map { $0 as any Sendable }.mapError { $0 as any Error }
   }
 
   fileprivate func erasedSubscribe(with handler: OpaqueOperationEventHandler)

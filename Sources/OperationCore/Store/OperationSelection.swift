@@ -25,7 +25,10 @@
 /// `transform` is your code: it runs with no lock of the library held, once per state change of
 /// the store while the selection has subscribers. Subscribers are called in the order the values
 /// changed, one at a time, never while a lock is held.
-public final class OperationSelection<State: OperationState & Sendable, Value: Equatable & Sendable>:
+public final class OperationSelection<
+  State: OperationState & Sendable,
+  Value: Equatable & Sendable
+>:
   Sendable
 {
   /// The store the selection reads.

@@ -39,13 +39,30 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
   package let isPaginated = State.self is any _PaginatedStateProtocol.Type
 
   private let operation: RunBox<State>
-  private let lock: RecursiveLock<Storage>
+  let lock: RecursiveLock<Storage>
 
-  private struct Storage: Sendable {
+  struct Storage: Sendable {
     var state: State
     var context: OperationContext
-    /// Bumped by every reset, so results of runs that started before it are ignored.
-    var herdID = 0
+    /// The number of the next run, so that runs can be ordered by when they were created.
+    var nextRunSequence = 0
+    /// Runs numbered below this began before the last reset: their results are ignored and the
+    /// state, which the reset emptied, is not told that they finished.
+    var resetFloor = 0
+    /// Runs numbered below this are superseded (by an invalidation's rerun, or by a mutation that
+    /// protected the store while they ran): their results do not reach the state, but their tasks
+    /// finish as usual.
+    var resultFloor = 0
+    /// The runs created and not yet finished, for ``OperationStore/cancelRuns()`` and the
+    /// collection of unobserved stores.
+    var runsInFlight = ContiguousArray<OperationTask<State.OperationValue, State.Failure>>()
+    /// The number of the first run whose success ends an invalidation; `nil` when the store is
+    /// not invalidated.
+    var invalidatedFrom: Int?
+    /// The mutations protecting the store, and their optimistic changes.
+    var protection = MutationProtection<State.StateValue>()
+    /// The timer that collects the store once it has been unobserved for its collection delay.
+    var collection = CollectionState()
     var subscribers = Subscribers<OperationEventHandler<State>>()
     var automaticRunTask: OperationTask<State.OperationValue, State.Failure>?
     /// The default task names made so far, by suffix, so that a run does not build its name again.
@@ -169,9 +186,13 @@ extension OperationStore {
     to result: Result<State.StateValue, State.Failure>,
     using context: OperationContext? = nil
   ) {
-    self.lock.withLock { storage in
-      storage.state.update(with: result, using: context ?? storage.context)
-      self.notifyStateChanged(storage, runHandler: nil)
+    let rebased = self.lock.withLock { storage in
+      self.record(result, using: context, in: &storage)
+    }
+    // NB: Optimistic changes in flight are applied again on top of the new value after the lock
+    // is released, as they are your code.
+    if rebased {
+      self.reapplyOptimisticChanges(using: context)
     }
   }
 
@@ -183,7 +204,11 @@ extension OperationStore {
   /// - Parameter context: The context of the reset; the store's context by default.
   public func resetState(using context: OperationContext? = nil) {
     self.lock.withLock { storage in
-      storage.herdID &+= 1
+      storage.resetFloor = storage.nextRunSequence
+      storage.resultFloor = storage.nextRunSequence
+      storage.invalidatedFrom = nil
+      storage.protection.dropChanges()
+      storage.runsInFlight.removeAll()
       let effect = storage.state.reset(using: context ?? storage.context)
       self.notifyStateChanged(storage, runHandler: nil)
       self.lock.enqueue { effect.tasksCancellable.cancel() }
@@ -195,8 +220,10 @@ extension OperationStore {
   /// The stale predicates run after the store's lock is released, on a snapshot of the state and
   /// context (unless the caller holds the lock through ``withExclusiveAccess(_:)``).
   public var isStale: Bool {
-    let (state, context) = self.lock.withLock { ($0.state, $0.context) }
-    return Self.isStale(state, in: context)
+    let (state, context, isInvalidated) = self.lock.withLock {
+      ($0.state, $0.context, $0.invalidatedFrom != nil)
+    }
+    return isInvalidated || Self.isStale(state, in: context)
   }
 
   /// Whether the store may run the operation by itself, per the context's
@@ -229,11 +256,11 @@ extension OperationStore {
     }
   }
 
-  private static func isStale(_ state: State, in context: OperationContext) -> Bool {
+  static func isStale(_ state: State, in context: OperationContext) -> Bool {
     context.staleWhenRevalidateCondition.evaluate(state: state, in: context)
   }
 
-  private static func isAutomaticRunningEnabled(in context: OperationContext) -> Bool {
+  static func isAutomaticRunningEnabled(in context: OperationContext) -> Bool {
     context.automaticRunningSpecification.isSatisfied(in: context)
   }
 }
@@ -295,7 +322,7 @@ extension OperationStore {
     }
   }
 
-  private func makeTask(
+  func makeTask(
     in storage: inout Storage,
     context: OperationContext?,
     handler: OperationEventHandler<State>?,
@@ -304,19 +331,22 @@ extension OperationStore {
   ) -> OperationTask<State.OperationValue, State.Failure> {
     var context = context ?? storage.context
     // NB: The run adds a few entries; making room once spares the context several reallocations.
-    context.reserveCapacity(context.count + 4)
+    context.reserveCapacity(context.count + 5)
+    let sequence = storage.nextRunSequence
+    storage.nextRunSequence &+= 1
+    context.storeRunOrder = StoreRunOrder(sequence: sequence, floor: storage.resultFloor)
     context.runningOperationStore = OpaqueOperationStore(erasing: self)
     context.runEventHandler = handler.map(RunEventHandler.init)
     context.operationEventSink = self.eventSink(for: handler, in: &storage)
     if overridesName || context.operationTaskConfiguration.name == nil {
       context.operationTaskConfiguration.name = Self.defaultTaskName(suffix: name, in: &storage)
     }
-    let herdID = storage.herdID
     var task = OperationTask<State.OperationValue, State.Failure>(context: context) {
       task throws(State.Failure) in
-      try await self.execute(task, herdID: herdID)
+      try await self.execute(task, sequence: sequence)
     }
     storage.state.scheduleFetchTask(&task)
+    storage.runsInFlight.append(task)
     self.notifyStateChanged(storage, runHandler: handler)
     return task
   }
@@ -348,7 +378,7 @@ extension OperationStore {
 
   private func execute(
     _ task: OperationTask<State.OperationValue, State.Failure>,
-    herdID: Int
+    sequence: Int
   ) async throws(State.Failure) -> State.OperationValue {
     let context = task.context
     let handler = context.runEventHandler?.base as? OperationEventHandler<State>
@@ -365,7 +395,7 @@ extension OperationStore {
         context: yieldContext ?? context,
         for: task,
         run: run,
-        herdID: herdID,
+        sequence: sequence,
         handler: handler
       )
     }
@@ -387,13 +417,22 @@ extension OperationStore {
           $0.onRunEnded?(context)
         }
       }
-      if storage.herdID == herdID {
-        var finishedTask = task
-        finishedTask.context = finalContext
-        storage.state.update(with: result, for: finishedTask)
+      if let index = storage.runsInFlight.lastIndex(where: { $0.id == task.id }) {
+        storage.runsInFlight.remove(at: index)
+      }
+      if sequence >= storage.resetFloor {
+        if Self.accepts(sequence, in: &storage) {
+          var finishedTask = task
+          finishedTask.context = finalContext
+          storage.state.update(with: result, for: finishedTask)
+          if case .success = result, let from = storage.invalidatedFrom, sequence >= from {
+            storage.invalidatedFrom = nil
+          }
+        }
         storage.state.finishFetchTask(task)
       }
       self.notifyStateChanged(storage, runHandler: handler)
+      self.scheduleCollectionIfUnobserved(&storage)
     }
     return try result.get()
   }
@@ -403,7 +442,7 @@ extension OperationStore {
     context: OperationContext,
     for task: OperationTask<State.OperationValue, State.Failure>,
     run: RunRecord,
-    herdID: Int,
+    sequence: Int,
     handler: OperationEventHandler<State>?
   ) {
     var context = context
@@ -420,12 +459,27 @@ extension OperationStore {
           $0.onResultReceived?(result, context)
         }
       }
-      guard storage.herdID == herdID else { return }
+      guard sequence >= storage.resetFloor, Self.accepts(sequence, in: &storage) else { return }
       var yieldingTask = task
       yieldingTask.context = context
       storage.state.update(with: result, for: yieldingTask)
       self.notifyStateChanged(storage, runHandler: handler)
     }
+  }
+}
+
+extension OperationStore {
+  /// Whether a result of run `sequence` may reach the state: not when a later invalidation's
+  /// rerun superseded the run, nor while a mutation protects the store. A result refused for the
+  /// latter is remembered, so that the store runs again once the protection ends.
+  @inline(__always)
+  static func accepts(_ sequence: Int, in storage: inout Storage) -> Bool {
+    guard sequence >= storage.resultFloor else { return false }
+    guard storage.protection.count == 0 else {
+      storage.protection.refusedResults = true
+      return false
+    }
+    return true
   }
 }
 
@@ -447,18 +501,22 @@ extension OperationStore {
   /// - Parameter handler: The callbacks.
   /// - Returns: A subscription that ends when cancelled or released.
   public func subscribe(with handler: OperationEventHandler<State>) -> OperationSubscription {
-    let (id, snapshot) = self.lock.withLock { storage in
+    let (id, snapshot) = self.lock.withLock {
+      storage -> (Int, (state: State, context: OperationContext, isInvalidated: Bool)?) in
       let state = storage.state
       let context = storage.context
       self.lock.enqueue { handler.onStateChanged?(state, context) }
       let id = storage.subscribers.add(handler)
-      return (id, storage.subscribers.count == 1 ? (state, context) : nil)
+      guard storage.subscribers.count == 1 else { return (id, nil) }
+      self.observationResumed(&storage)
+      return (id, (state, context, storage.invalidatedFrom != nil))
     }
     // NB: The run specification and the stale predicates are the user's code, so they run on
     // the snapshot after the lock is released. The run starts if the store still has a
     // subscriber (this one, or one that came meanwhile) and no other automatic run started.
-    if let (state, context) = snapshot, Self.isAutomaticRunningEnabled(in: context),
-      Self.isStale(state, in: context)
+    if let (state, context, isInvalidated) = snapshot,
+      Self.isAutomaticRunningEnabled(in: context),
+      isInvalidated || Self.isStale(state, in: context)
     {
       let automaticRun = self.lock.withLock { storage in
         guard storage.automaticRunTask == nil, storage.subscribers.count > 0 else {
@@ -483,11 +541,12 @@ extension OperationStore {
 
   private func unsubscribe(id: Int) {
     self.lock.withLock { storage in
-      guard storage.subscribers.remove(id: id), storage.subscribers.count == 0,
-        let task = storage.automaticRunTask
-      else { return }
-      storage.automaticRunTask = nil
-      self.lock.enqueue { task.cancel() }
+      guard storage.subscribers.remove(id: id), storage.subscribers.count == 0 else { return }
+      if let task = storage.automaticRunTask {
+        storage.automaticRunTask = nil
+        self.lock.enqueue { task.cancel() }
+      }
+      self.scheduleCollectionIfUnobserved(&storage)
     }
   }
 }
@@ -497,7 +556,7 @@ extension OperationStore {
 extension OperationStore {
   /// Whether an event would reach anyone; when not, the store skips making and queueing it.
   @inline(__always)
-  private static func hasReceivers(
+  static func hasReceivers(
     _ storage: Storage,
     runHandler: OperationEventHandler<State>?
   ) -> Bool {
@@ -505,14 +564,14 @@ extension OperationStore {
   }
 
   @inline(__always)
-  private func notifyStateChanged(_ storage: Storage, runHandler: OperationEventHandler<State>?) {
+  func notifyStateChanged(_ storage: Storage, runHandler: OperationEventHandler<State>?) {
     guard Self.hasReceivers(storage, runHandler: runHandler) else { return }
     let state = storage.state
     let context = storage.context
     self.notify(storage, runHandler: runHandler) { $0.onStateChanged?(state, context) }
   }
 
-  private func notify(
+  func notify(
     _ storage: Storage,
     runHandler: OperationEventHandler<State>?,
     _ event: @escaping @Sendable (OperationEventHandler<State>) -> Void

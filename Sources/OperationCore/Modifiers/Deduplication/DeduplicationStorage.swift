@@ -114,10 +114,16 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
     startRun: (_ finish: @escaping @Sendable (Result<Value, Failure>) -> Void) -> Task<Void, Never>
   ) {
     var horizon = 0
+    // NB: A run of a store never joins a run that the store started before its latest
+    // invalidation: the store refuses that run's result, so joining it would fetch nothing new.
+    let order = context.storeRunOrder
     while true {
       var choice: Int?
       while let candidate = self.state.withLock({ $0.candidate(from: horizon) }) {
         horizon = candidate.id + 1
+        if let order, let other = candidate.context.storeRunOrder, !order.mayJoin(other) {
+          continue
+        }
         if isDuplicate(candidate.context, context) {
           choice = candidate.id
           break

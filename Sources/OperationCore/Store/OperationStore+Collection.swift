@@ -1,0 +1,206 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+// MARK: - Modifier
+
+extension OperationRequest {
+  /// Sets how long the store of this operation stays in its client's cache once nothing
+  /// observes it; `nil` keeps it until the client clears it.
+  ///
+  /// A store is unobserved when it has no subscribers and no run in flight. Once it has been
+  /// unobserved for `delay`, by the context's ``OperationContext/operationClock`` and
+  /// ``OperationContext/operationDelayer``, its client drops it, and the next request for the
+  /// operation creates a fresh store. A subscriber or a run that arrives first keeps the store.
+  ///
+  /// ```swift
+  /// // Kept for 30 seconds after the last screen showing it goes away.
+  /// let search = SearchQuery(term: term).collected(after: .seconds(30))
+  ///
+  /// // Never collected.
+  /// let settings = SettingsQuery().collected(after: nil)
+  /// ```
+  ///
+  /// Set ``OperationContext/collectionDelay`` on a client's
+  /// ``OperationClient/defaultContext`` to change the delay of every store it creates.
+  ///
+  /// - Parameter delay: How long an unobserved store stays cached, or `nil` for as long as the
+  ///   client lives.
+  /// - Returns: The modified operation.
+  public func collected(
+    after delay: OperationDuration?
+  ) -> ModifiedOperation<Self, _CollectionDelayModifier<Self>> {
+    self.modifier(_CollectionDelayModifier(delay: delay))
+  }
+}
+
+/// The modifier behind ``OperationRequest/collected(after:)``.
+public struct _CollectionDelayModifier<Operation: OperationRequest>:
+  _ContextUpdatingOperationModifier
+{
+  let delay: OperationDuration?
+
+  /// Writes the delay to ``OperationContext/collectionDelay``.
+  public func setup(context: inout OperationContext) {
+    context.collectionDelay = self.delay
+  }
+}
+
+// MARK: - Context
+
+extension OperationContext {
+  /// How long a client keeps a store that nothing observes; `nil` keeps it until the client
+  /// clears it.
+  ///
+  /// The default is 5 minutes on Apple platforms, as in TanStack Query, and `nil` elsewhere,
+  /// where the package usually runs on a server that creates stores per request and clears
+  /// them itself. Set it per operation with ``OperationRequest/collected(after:)``, or for a
+  /// whole client on its ``OperationClient/defaultContext``. Stores made with
+  /// `OperationStore.detached` belong to no client and are never collected.
+  public var collectionDelay: OperationDuration? {
+    get { self[CollectionDelayKey.self] }
+    set { self[CollectionDelayKey.self] = newValue }
+  }
+
+  private enum CollectionDelayKey: Key {
+    #if canImport(Darwin)
+      static let defaultValue: OperationDuration? = .seconds(300)
+    #else
+      static let defaultValue: OperationDuration? = nil
+    #endif
+  }
+}
+
+// MARK: - Store
+
+extension OperationStore {
+  /// Where a store stands in its collection: the timer waiting to collect it, and whether it was
+  /// collected.
+  struct CollectionState: Sendable {
+    var timer: Task<Void, Never>?
+    /// Bumped whenever the timer is replaced or stopped, so that a timer that lost the race to
+    /// its replacement does nothing.
+    var generation = 0
+    /// Whether the store left its client's cache through collection.
+    var isCollected = false
+  }
+
+  /// Whether the store has been collected: its client dropped it after it was unobserved for its
+  /// ``OperationContext/collectionDelay``.
+  ///
+  /// A collected store keeps working. When it gains a subscriber while its client has no store at
+  /// its path, it rejoins the client.
+  public var isCollected: Bool {
+    self.lock.withLock { $0.collection.isCollected }
+  }
+
+  /// Starts the collection timer when the store has no subscriber and no run in flight, its
+  /// client is known and its context has a collection delay.
+  ///
+  /// Called under the store's lock, whenever the store may have become unobserved.
+  func scheduleCollectionIfUnobserved(_ storage: inout Storage) {
+    guard storage.subscribers.count == 0, storage.runsInFlight.isEmpty,
+      storage.collection.timer == nil, !storage.collection.isCollected,
+      let delay = storage.context.collectionDelay
+    else { return }
+    let context = storage.context
+    guard context.operationClient != nil else { return }
+    storage.collection.generation &+= 1
+    let generation = storage.collection.generation
+    let since = context.operationClock.now()
+    // NB: The timer refers to the store weakly, so that a store that is otherwise released is
+    // not kept for its delay.
+    storage.collection.timer = Task { [weak self] in
+      var remaining = delay
+      while remaining > .zero {
+        do {
+          try await context.operationDelayer.delay(for: remaining)
+        } catch {
+          return
+        }
+        let elapsed = OperationDuration.seconds(
+          context.operationClock.now().timeIntervalSince(since)
+        )
+        remaining = delay - elapsed
+      }
+      self?.collectIfUnobserved(generation: generation)
+    }
+  }
+
+  /// Stops the collection timer and, when the store was collected, asks its client to take it
+  /// back; called under the store's lock when the store gains its first subscriber.
+  func observationResumed(_ storage: inout Storage) {
+    if let timer = storage.collection.timer {
+      storage.collection.timer = nil
+      storage.collection.generation &+= 1
+      self.lock.enqueue { timer.cancel() }
+    }
+    guard storage.collection.isCollected else { return }
+    storage.collection.isCollected = false
+    guard let client = storage.context.operationClient else { return }
+    let store = OpaqueOperationStore(erasing: self)
+    self.lock.enqueue { client.readmit(store) }
+  }
+
+  private func collectIfUnobserved(generation: Int) {
+    let collected = self.lock.withLock { storage -> OperationClient? in
+      guard storage.collection.generation == generation else { return nil }
+      storage.collection.timer = nil
+      guard storage.subscribers.count == 0, storage.runsInFlight.isEmpty,
+        let client = storage.context.operationClient
+      else { return nil }
+      // NB: The client's cache is locked while the store's lock is held, the order the library
+      // always takes them in; so no subscriber can arrive between the check and the removal.
+      guard client.removeFromCache(OpaqueOperationStore(erasing: self)) else { return nil }
+      storage.collection.isCollected = true
+      return client
+    }
+    collected?.notifyCollected(OpaqueOperationStore(erasing: self))
+  }
+}
+
+extension OperationStore {
+  /// Starts the collection timer if the store is unobserved; see
+  /// ``OperationContext/collectionDelay``.
+  func scheduleCollection() {
+    self.lock.withLock { self.scheduleCollectionIfUnobserved(&$0) }
+  }
+}
+
+// MARK: - Client
+
+extension OperationClient {
+  /// Removes a store from the cache if it is the one cached at its path; takes the cache's lock
+  /// only, so the store's lock may be held.
+  func removeFromCache(_ store: OpaqueOperationStore) -> Bool {
+    self.storeCache.withStores { stores in
+      guard let cached = stores[store.path], cached.base as AnyObject === store.base as AnyObject
+      else { return false }
+      stores.removeValue(forPath: store.path)
+      return true
+    }
+  }
+
+  /// Tells the client's subscribers that a store was collected.
+  func notifyCollected(_ store: OpaqueOperationStore) {
+    self.lock.withLock { storage in
+      self.notify(storage, added: [], removed: [store])
+    }
+  }
+
+  /// Takes back a collected store that gained a subscriber, unless another store took its path.
+  func readmit(_ store: OpaqueOperationStore) {
+    self.lock.withLock { storage in
+      let isReadmitted = self.storeCache.withStores { stores -> Bool in
+        guard stores[store.path] == nil else { return false }
+        stores.update(store)
+        return true
+      }
+      if isReadmitted {
+        self.notify(storage, added: [store], removed: [])
+      }
+    }
+  }
+}
