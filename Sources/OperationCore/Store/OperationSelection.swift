@@ -91,8 +91,10 @@ public final class OperationSelection<
     if let generation {
       self.subscribeToStore(generation: generation)
     }
-    return OperationSubscription { [weak self] in
-      self?.unsubscribe(id: id)
+    // NB: The subscription keeps the selection alive, so that a selection made and subscribed
+    // to in one expression keeps delivering.
+    return OperationSubscription {
+      self.unsubscribe(id: id)
     }
   }
 

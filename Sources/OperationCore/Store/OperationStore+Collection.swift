@@ -12,7 +12,7 @@ extension OperationRequest {
   ///
   /// A store is unobserved when it has no subscribers and no run in flight. Once it has been
   /// unobserved for `delay`, by the context's ``OperationContext/operationClock`` and
-  /// ``OperationContext/operationDelayer``, its client drops it, and the next request for the
+  /// ``OperationContext/collectionDelayer``, its client drops it, and the next request for the
   /// operation creates a fresh store. A subscriber or a run that arrives first keeps the store.
   ///
   /// ```swift
@@ -62,6 +62,24 @@ extension OperationContext {
   public var collectionDelay: OperationDuration? {
     get { self[CollectionDelayKey.self] }
     set { self[CollectionDelayKey.self] = newValue }
+  }
+
+  /// What waits out a ``collectionDelay``.
+  ///
+  /// The default sleeps on `ContinuousClock`. It is apart from
+  /// ``OperationContext/operationDelayer``, which test store creators replace with a delayer
+  /// that does not wait, so that such tests do not see their stores collected at once. Set a
+  /// `ManualDelayer` (from OperationTestSupport) together with a manual
+  /// ``OperationContext/operationClock`` to test collection without sleeping.
+  public var collectionDelayer: any OperationDelayer & Sendable {
+    get { self[CollectionDelayerKey.self] }
+    set { self[CollectionDelayerKey.self] = newValue }
+  }
+
+  private enum CollectionDelayerKey: Key {
+    static var defaultValue: any OperationDelayer & Sendable {
+      ClockDelayer(clock: ContinuousClock())
+    }
   }
 
   private enum CollectionDelayKey: Key {
@@ -116,13 +134,17 @@ extension OperationStore {
       var remaining = delay
       while remaining > .zero {
         do {
-          try await context.operationDelayer.delay(for: remaining)
+          try await context.collectionDelayer.delay(for: remaining)
         } catch {
           return
         }
+        // NB: The clock decides whether the delay is over, so that a delayer that ends early
+        // waits again for the rest. A clock that did not move at all cannot decide, and then
+        // the delayer does: that way a delayer that returns at once never spins.
         let elapsed = OperationDuration.seconds(
           context.operationClock.now().timeIntervalSince(since)
         )
+        guard delay - elapsed < remaining else { break }
         remaining = delay - elapsed
       }
       self?.collectIfUnobserved(generation: generation)
