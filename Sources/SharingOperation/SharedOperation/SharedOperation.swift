@@ -47,7 +47,7 @@ public import OperationCore
 /// ``SharedOperationStateScheduler``; see <doc:ObservingState> for the exact contract.
 ///
 /// To observe only part of the state, make a ``SharedSelection`` with
-/// ``select(_:)-(KeyPath<State,Value>)``; its observers are told only when that part changes.
+/// ``select(_:)-(KeyPath<State,Value>Sendable)``; its observers are told only when that part changes.
 ///
 /// ## Placeholders
 ///

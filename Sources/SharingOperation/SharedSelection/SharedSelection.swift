@@ -25,7 +25,8 @@ public import OperationCore
 /// ```
 ///
 /// Make one from a store, from an operation (whose store comes from an `OperationClient`, as for
-/// ``SharedOperation``), or from a shared operation with ``SharedOperation/select(_:)-(KeyPath<State,Value>)``:
+/// ``SharedOperation``), or from a shared operation with
+/// ``SharedOperation/select(_:)-(KeyPath<State,Value>Sendable)``:
 ///
 /// ```swift
 /// let isLoading = self.$post.select(\.isLoading)
@@ -41,7 +42,7 @@ public import OperationCore
 ///
 /// ## Subscription and lifetime
 ///
-/// The wrapper is built on ``OperationCore/OperationSelection``: creating it subscribes to the
+/// The wrapper is built on `OperationSelection`: creating it subscribes to the
 /// selection, which subscribes to the store, so the wrapper counts as one subscriber of the store
 /// and may start the store's automatic run. Copies of a wrapper share its subscription, which
 /// ends when the last copy is released.
@@ -67,7 +68,7 @@ public struct SharedSelection<Value: Equatable & Sendable>: Sendable {
   /// Creates a shared selection of a value derived from a store's state.
   ///
   /// ```swift
-  /// @SharedSelection(store: store) { $0.currentValue?.title } var title
+  /// let title = SharedSelection(store: store) { $0.currentValue??.title }
   /// ```
   ///
   /// - Parameters:
@@ -151,7 +152,7 @@ public struct SharedSelection<Value: Equatable & Sendable>: Sendable {
   /// Creates a shared selection of a value derived from the state of a query's store.
   ///
   /// ```swift
-  /// @SharedSelection(Post.query(for: 1)) { $0.currentValue??.title } var title
+  /// self._title = SharedSelection(Post.query(for: id)) { $0.currentValue??.title }
   /// ```
   ///
   /// - Parameters:
