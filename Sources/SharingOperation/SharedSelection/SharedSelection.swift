@@ -42,13 +42,17 @@ public import OperationCore
 ///
 /// ## Subscription and lifetime
 ///
-/// The wrapper is built on `OperationSelection`: creating it subscribes to the
-/// selection, which subscribes to the store, so the wrapper counts as one subscriber of the store
-/// and may start the store's automatic run. Copies of a wrapper share its subscription, which
-/// ends when the last copy is released.
+/// The wrapper is built on `OperationSelection`: creating it subscribes to the selection, which
+/// subscribes to the store, so the wrapper counts as one subscriber of the store and may start the
+/// store's automatic run. Copies of a wrapper share its subscription, which ends when the last
+/// copy is released.
 ///
 /// `transform` is your code: it runs with no lock of the library held, once per change of the
 /// store's state while the wrapper lives.
+///
+/// > Note: Swift does not parse a trailing closure in an attribute. To select with a closure in
+/// > the attribute itself, pass the closure in the parentheses:
+/// > `@SharedSelection(store: store, { $0.currentValue }) var value`.
 @propertyWrapper
 public struct SharedSelection<Value: Equatable & Sendable>: Sendable {
   private let reference: SharedSelectionReference<Value>

@@ -106,6 +106,9 @@ import Testing
 
     store.setResult(to: .success(4))
     #expect(value == 4)
+
+    @SharedSelection(store: store, { ($0.currentValue ?? 0) * 2 }) var doubled
+    #expect(doubled == 8)
   }
 
   // MARK: - Operations and clients
