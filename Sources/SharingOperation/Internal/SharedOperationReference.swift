@@ -15,13 +15,17 @@ import Observation
 /// newest state.
 ///
 /// Fields and their guards:
-/// - `store`, `isBacked`, `registrar`: immutable after `init`.
+/// - `store`, `isBacked`, `placeholder`, `scheduler`, `registrar`: immutable after `init`.
 /// - `mirror`: its own lock. Writers hold the store's lock around it (store lock, then mirror
 ///   lock), readers take only the mirror lock, so the two locks are always taken in one order.
 /// - `subscription`: its own lock; set once in `init`, cancelled in `deinit`.
 final class SharedOperationReference<State: OperationState & Sendable>: Observable, Sendable {
   let store: OperationStore<State>
   let isBacked: Bool
+  /// What a wrapper on this reference shows while the store has no result.
+  let placeholder: SharedOperationPlaceholder<State>
+  /// Where the store's changes are applied; selections made from the wrapper use it too.
+  let scheduler: any SharedOperationStateScheduler & Sendable
   private let registrar = ObservationRegistrar()
   private let mirror: Lock<State>
   private let subscription = Lock<OperationSubscription?>(nil)
@@ -29,10 +33,13 @@ final class SharedOperationReference<State: OperationState & Sendable>: Observab
   init(
     store: OperationStore<State>,
     isBacked: Bool,
-    scheduler: some SharedOperationStateScheduler & Sendable
+    scheduler: some SharedOperationStateScheduler & Sendable,
+    placeholder: SharedOperationPlaceholder<State> = .none
   ) {
     self.store = store
     self.isBacked = isBacked
+    self.placeholder = placeholder
+    self.scheduler = scheduler
     self.mirror = Lock(store.state)
     let subscription = store.subscribe(
       with: OperationEventHandler { [weak self] _, _ in
@@ -51,6 +58,21 @@ final class SharedOperationReference<State: OperationState & Sendable>: Observab
   var state: State {
     self.registrar.access(self, keyPath: \.state)
     return self.mirror.withLock { $0 }
+  }
+
+  /// The mirrored state, without registering an Observation dependency.
+  var untrackedState: State {
+    self.mirror.withLock { $0 }
+  }
+
+  /// The value a wrapper on this reference shows, and whether it is a placeholder; reading it
+  /// registers an Observation dependency on the state.
+  ///
+  /// - Parameter previousValue: What the wrapper showed when it was re-pointed here, if it was.
+  func shownValue(
+    previousValue: State.StateValue?
+  ) -> (value: State.StateValue, isPlaceholder: Bool) {
+    self.placeholder.shownValue(for: self.state, previousValue: previousValue)
   }
 
   /// Copies the store's current state into the mirror, and tells Observation about it.

@@ -21,11 +21,14 @@ extension SharedOperation {
   ///   - client: The client to get the store from; `@Dependency(\.defaultOperationClient)` when
   ///     `nil`.
   ///   - scheduler: Where the store's state changes are applied to the wrapper.
+  ///   - placeholder: What the wrapper shows while the store has no result; see
+  ///     ``SharedOperationPlaceholder``.
   public init<Mutation: MutationRequest>(
     wrappedValue: Mutation.MutateValue? = nil,
     _ mutation: sending Mutation,
     client: OperationClient? = nil,
-    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous
+    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous,
+    placeholder: SharedOperationPlaceholder<State> = .none
   )
   where
     State == MutationState<Mutation.Arguments, Mutation.MutateValue, Mutation.MutateFailure>
@@ -34,7 +37,8 @@ extension SharedOperation {
       mutation,
       initialState: MutationState(initialValue: wrappedValue),
       client: client,
-      scheduler: scheduler
+      scheduler: scheduler,
+      placeholder: placeholder
     )
   }
 
@@ -45,13 +49,22 @@ extension SharedOperation {
   ///   - client: The client to get the store from; `@Dependency(\.defaultOperationClient)` when
   ///     `nil`.
   ///   - scheduler: Where the store's state changes are applied to the wrapper.
+  ///   - placeholder: What the wrapper shows while the store has no result; see
+  ///     ``SharedOperationPlaceholder``.
   public init<Mutation: MutationRequest>(
     _ mutation: sending Mutation.Default,
     client: OperationClient? = nil,
-    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous
+    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous,
+    placeholder: SharedOperationPlaceholder<State> = .none
   ) where State == DefaultStateOperation<Mutation>.State {
     let initialState = mutation.initialState
-    self.init(mutation, initialState: initialState, client: client, scheduler: scheduler)
+    self.init(
+      mutation,
+      initialState: initialState,
+      client: client,
+      scheduler: scheduler,
+      placeholder: placeholder
+    )
   }
 
   /// Creates an unbacked shared mutation: one with a value but no mutation.

@@ -20,17 +20,26 @@ extension SharedOperation {
   ///   - client: The client to get the store from; `@Dependency(\.defaultOperationClient)` when
   ///     `nil`.
   ///   - scheduler: Where the store's state changes are applied to the wrapper.
+  ///   - placeholder: What the wrapper shows while the store has no result; see
+  ///     ``SharedOperationPlaceholder``.
   public init<Query: PaginatedRequest>(
     wrappedValue: Pages<Query.PageID, Query.PageValue> = [],
     _ query: sending Query,
     client: OperationClient? = nil,
-    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous
+    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous,
+    placeholder: SharedOperationPlaceholder<State> = .none
   ) where State == PaginatedState<Query.PageID, Query.PageValue, Query.PageFailure> {
     let initialState = PaginatedState<Query.PageID, Query.PageValue, Query.PageFailure>(
       initialValue: wrappedValue,
       initialPageId: query.initialPageId
     )
-    self.init(query, initialState: initialState, client: client, scheduler: scheduler)
+    self.init(
+      query,
+      initialState: initialState,
+      client: client,
+      scheduler: scheduler,
+      placeholder: placeholder
+    )
   }
 
   /// Creates a shared paginated operation with a default value.
@@ -40,13 +49,22 @@ extension SharedOperation {
   ///   - client: The client to get the store from; `@Dependency(\.defaultOperationClient)` when
   ///     `nil`.
   ///   - scheduler: Where the store's state changes are applied to the wrapper.
+  ///   - placeholder: What the wrapper shows while the store has no result; see
+  ///     ``SharedOperationPlaceholder``.
   public init<Query: PaginatedRequest>(
     _ query: sending Query.Default,
     client: OperationClient? = nil,
-    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous
+    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous,
+    placeholder: SharedOperationPlaceholder<State> = .none
   ) where State == DefaultStateOperation<Query>.State {
     let initialState = query.initialPaginatedState
-    self.init(query, initialState: initialState, client: client, scheduler: scheduler)
+    self.init(
+      query,
+      initialState: initialState,
+      client: client,
+      scheduler: scheduler,
+      placeholder: placeholder
+    )
   }
 
   /// Creates an unbacked shared paginated operation: one with pages but no query.

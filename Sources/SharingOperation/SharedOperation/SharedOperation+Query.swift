@@ -16,17 +16,21 @@ extension SharedOperation {
   ///   - client: The client to get the store from; `@Dependency(\.defaultOperationClient)` when
   ///     `nil`.
   ///   - scheduler: Where the store's state changes are applied to the wrapper.
+  ///   - placeholder: What the wrapper shows while the store has no result; see
+  ///     ``SharedOperationPlaceholder``.
   public init<Query: QueryRequest>(
     wrappedValue: Query.Value? = nil,
     _ query: sending Query,
     client: OperationClient? = nil,
-    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous
+    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous,
+    placeholder: SharedOperationPlaceholder<State> = .none
   ) where State == QueryState<Query.Value, Query.Failure> {
     self.init(
       query,
       initialState: QueryState(initialValue: wrappedValue),
       client: client,
-      scheduler: scheduler
+      scheduler: scheduler,
+      placeholder: placeholder
     )
   }
 
@@ -41,13 +45,22 @@ extension SharedOperation {
   ///   - client: The client to get the store from; `@Dependency(\.defaultOperationClient)` when
   ///     `nil`.
   ///   - scheduler: Where the store's state changes are applied to the wrapper.
+  ///   - placeholder: What the wrapper shows while the store has no result; see
+  ///     ``SharedOperationPlaceholder``.
   public init<Query: QueryRequest>(
     _ query: sending Query.Default,
     client: OperationClient? = nil,
-    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous
+    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous,
+    placeholder: SharedOperationPlaceholder<State> = .none
   ) where State == DefaultStateOperation<Query>.State {
     let initialState = query.initialState
-    self.init(query, initialState: initialState, client: client, scheduler: scheduler)
+    self.init(
+      query,
+      initialState: initialState,
+      client: client,
+      scheduler: scheduler,
+      placeholder: placeholder
+    )
   }
 
   /// Creates an unbacked shared query: one with a value but no query.

@@ -39,11 +39,27 @@ public import OperationCore
 ///
 /// ## Observation
 ///
-/// Every member that reads state (the wrapped value, ``state``, ``isLoading``, ``error``, the
-/// dynamic members, ``isBacked``, ``store``) registers an Observation dependency, so
+/// Every member that reads state (the wrapped value, ``state``, ``isLoading``, ``error``,
+/// ``isPlaceholder``, the dynamic members, ``isBacked``, ``store``) registers an Observation
+/// dependency, so
 /// `withObservationTracking`, `@Observable` models and SwiftUI views update when the store's
 /// state changes. The store's changes reach the wrapper through its
 /// ``SharedOperationStateScheduler``; see <doc:ObservingState> for the exact contract.
+///
+/// To observe only part of the state, make a ``SharedSelection`` with
+/// ``select(_:)-(KeyPath<State,Value>Sendable)``; its observers are told only when that part changes.
+///
+/// ## Placeholders
+///
+/// A wrapper can show a placeholder while its store has no result yet, such as the previous page
+/// while the next one loads:
+///
+/// ```swift
+/// self.$posts = SharedOperation(Post.listQuery(page: page), placeholder: .previousValue)
+/// ```
+///
+/// ``isPlaceholder`` says whether the wrapped value is one; ``state`` always shows the store's
+/// real state. See ``SharedOperationPlaceholder``.
 ///
 /// ## Sharing
 ///
@@ -81,12 +97,14 @@ public struct SharedOperation<State: OperationState & Sendable>: Sendable {
     self.box.reference
   }
 
-  /// The state's current value.
+  /// The state's current value, or the wrapper's placeholder while the store has no result.
   ///
   /// Reading it registers an Observation dependency. It cannot be set; change the value with
-  /// `$value.withLock { $0 = newValue }`, which writes it to the store.
+  /// `$value.withLock { $0 = newValue }`, which writes it to the store. See
+  /// ``SharedOperationPlaceholder`` for when a placeholder is shown, and ``isPlaceholder`` to
+  /// tell.
   public var wrappedValue: State.StateValue {
-    get { self.reference.state.currentValue }
+    get { self.shownValue.value }
     @available(
       *,
       unavailable,
@@ -103,9 +121,17 @@ public struct SharedOperation<State: OperationState & Sendable>: Sendable {
   /// ```swift
   /// self.$post = SharedOperation(Post.query(for: newID))
   /// ```
+  ///
+  /// When the assigned wrapper was created with a placeholder of
+  /// ``SharedOperationPlaceholder/previousValue``, this wrapper keeps showing its current wrapped
+  /// value, as a placeholder, until the new store has a result:
+  ///
+  /// ```swift
+  /// self.$post = SharedOperation(Post.query(for: newID), placeholder: .previousValue)
+  /// ```
   public var projectedValue: Self {
     get { self }
-    nonmutating set { self.box.reference = newValue.box.reference }
+    nonmutating set { self.box.repoint(to: newValue.box.reference) }
   }
 
   /// Creates a shared operation from an operation and the state of a new store.
@@ -119,15 +145,18 @@ public struct SharedOperation<State: OperationState & Sendable>: Sendable {
   ///   - client: The client to get the store from; `@Dependency(\.defaultOperationClient)` when
   ///     `nil`.
   ///   - scheduler: Where the store's state changes are applied to the wrapper.
+  ///   - placeholder: What the wrapper shows while the store has no result; see
+  ///     ``SharedOperationPlaceholder``.
   public init<Operation: StatefulOperationRequest>(
     _ operation: sending Operation,
     initialState: Operation.State,
     client: OperationClient? = nil,
-    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous
+    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous,
+    placeholder: SharedOperationPlaceholder<State> = .none
   ) where State == Operation.State {
     @Dependency(\.defaultOperationClient) var defaultClient
     let store = (client ?? defaultClient).store(for: operation, initialState: initialState)
-    self.init(store: store, scheduler: scheduler)
+    self.init(store: store, scheduler: scheduler, placeholder: placeholder)
   }
 
   /// Creates a shared operation that observes a store.
@@ -138,12 +167,20 @@ public struct SharedOperation<State: OperationState & Sendable>: Sendable {
   /// - Parameters:
   ///   - store: The store.
   ///   - scheduler: Where the store's state changes are applied to the wrapper.
+  ///   - placeholder: What the wrapper shows while the store has no result; see
+  ///     ``SharedOperationPlaceholder``.
   public init(
     store: OperationStore<State>,
-    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous
+    scheduler: some SharedOperationStateScheduler & Sendable = .synchronous,
+    placeholder: SharedOperationPlaceholder<State> = .none
   ) {
     self.init(
-      reference: SharedOperationReference(store: store, isBacked: true, scheduler: scheduler)
+      reference: SharedOperationReference(
+        store: store,
+        isBacked: true,
+        scheduler: scheduler,
+        placeholder: placeholder
+      )
     )
   }
 
@@ -193,17 +230,44 @@ extension SharedOperation {
     return reference.store
   }
 
-  /// The current value, as last applied by the scheduler; setting it writes it to the store.
+  /// The current value, as last applied by the scheduler, or the placeholder while the store has
+  /// no result; setting it writes it to the store.
   ///
   /// Reading it is the same as reading the wrapped value, and setting it is the same as
   /// `withLock { $0 = newValue }`. To change the value based on its current value, use
   /// ``withLock(_:fileID:filePath:line:column:)``, which reads and writes in one step.
   public var currentValue: State.StateValue {
-    get { self.reference.state.currentValue }
+    get { self.shownValue.value }
     nonmutating set { self.withLock { $0 = newValue } }
   }
 
-  /// The state, as last applied by the scheduler.
+  /// Whether the wrapped value is a placeholder rather than the store's value.
+  ///
+  /// It is `true` while the wrapper shows the placeholder it was created with (see
+  /// ``SharedOperationPlaceholder``), that is while its store has received neither a value nor an
+  /// error. Reading it registers an Observation dependency, so observers are told when the store's
+  /// first result ends the placeholder and when the wrapper is re-pointed:
+  ///
+  /// ```swift
+  /// var opacity: Double {
+  ///   self.$posts.isPlaceholder ? 0.5 : 1
+  /// }
+  /// ```
+  public var isPlaceholder: Bool {
+    self.shownValue.isPlaceholder
+  }
+
+  /// The value the wrapper shows and whether it is a placeholder; registers an Observation
+  /// dependency on the wrapper's reference and its state.
+  private var shownValue: (value: State.StateValue, isPlaceholder: Bool) {
+    let current = self.box.current
+    return current.reference.shownValue(previousValue: current.previousValue)
+  }
+
+  /// The store's state, as last applied by the scheduler.
+  ///
+  /// It never shows a placeholder: while the wrapper shows one, `state.currentValue` is the
+  /// store's value.
   public var state: State {
     self.reference.state
   }
@@ -225,7 +289,8 @@ extension SharedOperation {
   /// Reads a member of the state, such as `$value.status`, `$value.activeTasks` or
   /// `$value.history`.
   ///
-  /// Reading it registers an Observation dependency.
+  /// Reading it registers an Observation dependency. It reads the store's state, never a
+  /// placeholder.
   ///
   /// - Parameter keyPath: The member.
   /// - Returns: Its value in the state last applied by the scheduler.
@@ -271,7 +336,8 @@ extension SharedOperation {
   /// Changes the current value with exclusive access to the store, and writes it to the store.
   ///
   /// The store records the new value as a successful result and notifies its subscribers; this
-  /// wrapper shows it at once, whatever its scheduler.
+  /// wrapper shows it at once, whatever its scheduler. `body` receives the store's value, never a
+  /// placeholder, and the write ends the placeholder, as the store then has a result.
   ///
   /// ```swift
   /// $count.withLock { $0 += 1 }

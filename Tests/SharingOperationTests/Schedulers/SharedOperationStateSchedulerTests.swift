@@ -32,22 +32,3 @@ import Testing
     #expect(value.wrappedValue == 2)
   }
 }
-
-/// A scheduler that holds its work until the test runs it.
-private final class HeldStateScheduler: SharedOperationStateScheduler, Sendable {
-  private let work = Lock([@Sendable () -> Void]())
-
-  func schedule(work: @escaping @Sendable () -> Void) {
-    self.work.withLock { $0.append(work) }
-  }
-
-  func runAll(reversed: Bool) {
-    let work = self.work.withLock { work in
-      defer { work = [] }
-      return work
-    }
-    for item in reversed ? work.reversed() : work {
-      item()
-    }
-  }
-}
