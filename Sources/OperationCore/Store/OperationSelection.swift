@@ -1,7 +1,7 @@
 /// A read-only view of one part of a store's state, whose subscribers hear only of changes to
 /// that part.
 ///
-/// Make one with ``OperationStore/select(_:)-(KeyPath<State,Value>)`` or
+/// Make one with ``OperationStore/select(_:)-(KeyPath<State,Value>Sendable)`` or
 /// ``OperationStore/select(_:)-((State)->Value)``. A subscriber of the selection receives the
 /// selected value at once, then each new value that differs (by `==`) from the last one it was
 /// sent; state changes that leave the selected value as it was call no subscriber at all:
