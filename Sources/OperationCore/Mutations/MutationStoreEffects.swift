@@ -113,7 +113,9 @@ extension MutationRequest where Self: SendableMetatype {
     self.modifier(
       _MutationStoreEffectModifier { client, arguments in
         let path = path(arguments)
-        let protections = client.stores(matching: path).map { $0.beginProtection() }
+        // NB: Mutation stores are not protected: a mutation's own store must record its result.
+        let protections = client.stores(matching: path).filter { !$0.isMutation }
+          .map { $0.beginProtection() }
         return { _ in
           for protection in protections {
             protection.commit()

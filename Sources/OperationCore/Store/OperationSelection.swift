@@ -117,11 +117,13 @@ public final class OperationSelection<
   }
 
   private func receive(_ state: State, generation: Int) {
+    // NB: The store delivers states one at a time, so no other `receive` changes `value` between
+    // the read and the write; the comparison, which may be your code, runs with no lock held.
     let value = self.transform(state)
+    let last = self.lock.withLock { $0.value }
+    if let last, last == value { return }
     self.lock.withLock { storage in
-      guard storage.generation == generation, storage.storeSubscription != nil,
-        storage.value != value
-      else { return }
+      guard storage.generation == generation, storage.storeSubscription != nil else { return }
       storage.value = value
       let handlers = storage.subscribers.handlers
       self.lock.enqueue {

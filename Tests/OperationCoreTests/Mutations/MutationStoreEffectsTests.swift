@@ -126,6 +126,17 @@ import Testing
     subscription.cancel()
   }
 
+  @Test func `Invalidating Every Store Still Records The Mutation's Own Result`() async throws {
+    let client = OperationClient()
+    let mutation = GatedMutation()
+    let store = client.store(for: mutation.invalidates(matching: { _ in [] }))
+    let run = Task { try await store.mutate(with: "a") }
+    mutation.gates.release("a")
+    #expect(try await run.value == "a")
+    #expect(store.currentValue == "a")
+    #expect(store.history.count == 1)
+  }
+
   @Test func `A Detached Mutation Store Runs The Mutation Alone`() async throws {
     let mutation = GatedMutation()
     let store = OperationStore.detached(
