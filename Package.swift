@@ -25,6 +25,8 @@ let package = Package(
     // Chains, result passing, groups, conditions, observers, mutual exclusion and progress on
     // structured concurrency (after 3Squared/PeakOperation and danthorpe/Operations).
     .library(name: "OperationGraph", targets: ["OperationGraph"]),
+    // A query cache and a durable mutation outbox in SQLite, through GRDB.
+    .library(name: "OperationPersistence", targets: ["OperationPersistence"]),
   ],
   traits: [
     .trait(
@@ -64,6 +66,11 @@ let package = Package(
     // TESTS ONLY: `assertMacro` snapshots of the macros' expansions and diagnostics, as upstream's
     // macro tests are written. Only the OperationMacrosTests target links it.
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
+    // SQLite for `OperationPersistence` (the query cache on disk and the mutation outbox): WAL
+    // mode, busy timeouts, migrations and prepared statements, with no server to run. On Linux it
+    // links the system's SQLite (Debian's libsqlite3-dev). Only the OperationPersistence target
+    // links it.
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     .target(
@@ -129,6 +136,21 @@ let package = Package(
       dependencies: [
         "Operation",
         .product(name: "Dependencies", package: "swift-dependencies"),
+      ]
+    ),
+    .target(
+      name: "OperationPersistence",
+      dependencies: [
+        "OperationCore",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]
+    ),
+    .testTarget(
+      name: "OperationPersistenceTests",
+      dependencies: [
+        "Operation",
+        "OperationPersistence",
+        "OperationTestSupport",
       ]
     ),
     .testTarget(

@@ -50,6 +50,17 @@ extension OperationControls {
     self.store?.subscriberCount ?? 0
   }
 
+  /// Marks the store's value stale until a run that starts after this call succeeds; see
+  /// ``OperationStore/invalidate()``.
+  public func invalidate() {
+    self.store?.invalidate()
+  }
+
+  /// The store, without a warning when it is gone; for controllers of the package that watch it.
+  package var controlledStore: OperationStore<State>? {
+    self.weakStore
+  }
+
   /// Runs `body` while holding the store's lock, so that reading the state and yielding a value
   /// based on it happen as one step.
   ///

@@ -64,6 +64,8 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     /// The timer that collects the store once it has been unobserved for its collection delay.
     var collection = CollectionState()
     var subscribers = Subscribers<OperationEventHandler<State>>()
+    /// Handlers that receive the events without counting as subscribers; see `observe(with:)`.
+    var observers = Subscribers<OperationEventHandler<State>>()
     var automaticRunTask: OperationTask<State.OperationValue, State.Failure>?
     /// The default task names made so far, by suffix, so that a run does not build its name again.
     var taskNames = [(suffix: String, name: String)]()
@@ -539,6 +541,27 @@ extension OperationStore {
     }
   }
 
+  /// Delivers the store's events to `handler`, as to a subscriber, without counting as one.
+  ///
+  /// The handler receives the current state at once. It does not start the automatic run, does
+  /// not keep the store from being collected or evicted, and is not counted by
+  /// ``subscriberCount``: it suits instrumentation and persistence, which watch a store without
+  /// being its audience.
+  ///
+  /// - Parameter handler: The callbacks.
+  /// - Returns: A subscription that ends when cancelled or released.
+  package func observe(with handler: OperationEventHandler<State>) -> OperationSubscription {
+    let id = self.lock.withLock { storage in
+      let state = storage.state
+      let context = storage.context
+      self.lock.enqueue { handler.onStateChanged?(state, context) }
+      return storage.observers.add(handler)
+    }
+    return OperationSubscription { [weak self] in
+      self?.lock.withLock { _ = $0.observers.remove(id: id) }
+    }
+  }
+
   private func unsubscribe(id: Int) {
     self.lock.withLock { storage in
       guard storage.subscribers.remove(id: id), storage.subscribers.count == 0 else { return }
@@ -560,7 +583,7 @@ extension OperationStore {
     _ storage: Storage,
     runHandler: OperationEventHandler<State>?
   ) -> Bool {
-    runHandler != nil || storage.subscribers.count > 0
+    runHandler != nil || storage.subscribers.count > 0 || storage.observers.count > 0
   }
 
   @inline(__always)
@@ -577,9 +600,13 @@ extension OperationStore {
     _ event: @escaping @Sendable (OperationEventHandler<State>) -> Void
   ) {
     let handlers = storage.subscribers.handlers
+    let observers = storage.observers.handlers
     self.lock.enqueue {
       for handler in handlers {
         event(handler)
+      }
+      for observer in observers {
+        event(observer)
       }
       if let runHandler {
         event(runHandler)

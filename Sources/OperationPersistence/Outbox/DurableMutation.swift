@@ -1,0 +1,64 @@
+import Foundation
+public import OperationCore
+
+extension MutationRequest
+where Self: Sendable, Arguments: Codable, MutateFailure == any Error {
+  /// Makes every run of this mutation go through `outbox`: written to the database before it
+  /// runs, delivered in order in its lane, kept while offline, and resumed after a restart.
+  ///
+  /// ```swift
+  /// let createPost = CreatePost().durable(in: outbox, kind: "create-post")
+  /// let post = try await client.store(for: createPost).mutate(with: draft)
+  /// ```
+  ///
+  /// Calling this registers the mutation for `kind` with the outbox (see
+  /// ``MutationOutbox/register(_:kind:)``), so create durable mutations at launch, before
+  /// ``MutationOutbox/resume()``. A run returns once the outbox has delivered its entry, and
+  /// throws ``MutationOutbox/DeliveryError`` when the entry failed for good. Cancelling the run
+  /// stops the wait, not the delivery: the entry stays in the outbox.
+  ///
+  /// The mutation runs in the outbox's delivery, not on the store's actor, and reads its
+  /// idempotency key from ``OperationContext/idempotencyKey``. Values it yields are not
+  /// forwarded to the store.
+  ///
+  /// - Parameters:
+  ///   - outbox: The outbox.
+  ///   - kind: The name the entries are stored under; keep it stable across releases.
+  ///   - lane: The lane of a run's entry, from its arguments; the mutation's path when `nil`.
+  /// - Returns: The modified mutation.
+  public func durable(
+    in outbox: MutationOutbox,
+    kind: String,
+    lane: (@Sendable (Arguments) -> String)? = nil
+  ) -> ModifiedOperation<Self, _DurableMutationModifier<Self>> {
+    outbox.register(self, kind: kind)
+    return self.modifier(_DurableMutationModifier(outbox: outbox, kind: kind, lane: lane))
+  }
+}
+
+/// The modifier behind ``MutationRequest/durable(in:kind:lane:)``.
+public struct _DurableMutationModifier<Operation: MutationRequest & Sendable>: OperationModifier,
+  Sendable
+where Operation.Arguments: Codable, Operation.MutateFailure == any Error {
+  let outbox: MutationOutbox
+  let kind: String
+  let lane: (@Sendable (Operation.Arguments) -> String)?
+
+  /// Enqueues the run's arguments in the outbox and waits for the delivery.
+  public func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    using operation: Operation,
+    with continuation: OperationContinuation<Operation.Value, Operation.Failure>
+  ) async throws(Operation.Failure) -> Operation.Value {
+    guard let arguments = context.mutationArguments(as: Operation.Arguments.self) else {
+      // NB: Without arguments the mutation reports the problem itself.
+      return try await operation.run(isolation: isolation, in: context, with: continuation)
+    }
+    let data = try JSONEncoder().encode(arguments)
+    let lane = self.lane?(arguments) ?? PersistentQueryCache.key(for: operation.path)
+    let value = try await self.outbox.enqueueAndWait(kind: self.kind, data: data, lane: lane)
+    // NB: The outbox delivers with the registered mutation, whose value has this type.
+    return MutationOperationValue(returnValue: value as! Operation.MutateValue)
+  }
+}

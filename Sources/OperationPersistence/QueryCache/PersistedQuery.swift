@@ -1,0 +1,174 @@
+import Foundation
+public import OperationCore
+
+// MARK: - Modifier
+
+extension StatefulOperationRequest where State: Sendable, State.StateValue: Codable {
+  /// Keeps this operation's value in `cache`: its store starts from the saved value and saves
+  /// each new one.
+  ///
+  /// A store created for the operation loads the entry of its key. When there is one, the store
+  /// starts with its value, dated when it was saved, and invalidated: it is stale, so it runs as
+  /// soon as it is observed (when automatic running is enabled), and shows the saved value until
+  /// then. Each value the store records afterwards (fetched, yielded or set) is saved with its
+  /// update date, in the cache's next batch of writes.
+  ///
+  /// ```swift
+  /// let feed = FeedQuery().persisted(in: cache)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - cache: The cache.
+  ///   - key: The entry's key; ``PersistentQueryCache/key(for:)`` of the operation's path when
+  ///     `nil`.
+  /// - Returns: The modified operation.
+  public func persisted(
+    in cache: PersistentQueryCache,
+    key: String? = nil
+  ) -> ControlledOperation<Self, PersistedQueryController<State>> {
+    self.controlled(by: PersistedQueryController(cache: cache, key: key))
+  }
+}
+
+// MARK: - Controller
+
+/// The controller behind ``StatefulOperationRequest/persisted(in:key:)`` and
+/// ``PersistingStoreCreator``: it loads a store's value when the store is created, and saves its
+/// new values.
+public struct PersistedQueryController<State: OperationState & Sendable>: OperationController,
+  Sendable
+{
+  let cache: PersistentQueryCache
+  let key: String?
+  let decode: @Sendable (Data) throws -> State.StateValue
+  let save: @Sendable (PersistentQueryCache, State.StateValue, String, Date) -> Void
+
+  init(cache: PersistentQueryCache, key: String?) where State.StateValue: Codable {
+    self.cache = cache
+    self.key = key
+    self.decode = { try JSONDecoder().decode(State.StateValue.self, from: $0) }
+    self.save = { cache, value, key, date in cache.save(value, forKey: key, updatedAt: date) }
+  }
+
+  /// A controller for a value type that is `Codable` at run time; `nil` when it is not.
+  init?(cache: PersistentQueryCache, key: String?) {
+    guard let codable = State.StateValue.self as? any Codable.Type else { return nil }
+    self.cache = cache
+    self.key = key
+    let type = CodableType(base: codable)
+    self.decode = { data in
+      // NB: The cast succeeds: `type.base` is `State.StateValue`.
+      try JSONDecoder().decode(type.base, from: data) as! State.StateValue
+    }
+    self.save = { cache, value, key, date in
+      guard let value = value as? any Encodable else { return }
+      cache.save(SendableEncodable(base: value), forKey: key, updatedAt: date)
+    }
+  }
+
+  /// Loads the store's saved value, then saves each new value the store records.
+  ///
+  /// - Parameter controls: The store's controls.
+  /// - Returns: The subscription that stops the saving.
+  public func control(with controls: OperationControls<State>) -> OperationSubscription {
+    let key = self.key ?? PersistentQueryCache.key(for: controls.path)
+    if let (value, updatedAt) = self.cache.load(forKey: key, decode: self.decode) {
+      var context = controls.context
+      context.operationClock = TimeFreezeClock(date: updatedAt)
+      controls.yield(value, using: context)
+      controls.invalidate()
+    }
+    guard let store = controls.controlledStore else { return .empty }
+    let cache = self.cache
+    let save = self.save
+    let savedCount = Lock(store.valueUpdateCount)
+    return store.observe(
+      with: OperationEventHandler { state, _ in
+        // NB: Every state change arrives here, in order; only those that record a new value
+        // are saved.
+        let isNew = savedCount.withLock { count in
+          defer { count = state.valueUpdateCount }
+          return state.valueUpdateCount > count
+        }
+        guard isNew, let date = state.valueLastUpdatedAt else { return }
+        save(cache, state.currentValue, key, date)
+      }
+    )
+  }
+}
+
+// MARK: - Store creator
+
+/// A store creator that persists every operation whose value is `Codable`, in one cache, and
+/// then creates the store with another creator.
+///
+/// ```swift
+/// let client = OperationClient(
+///   storeCreator: PersistingStoreCreator(cache: cache, base: .default())
+/// )
+/// ```
+///
+/// Operations whose value is not `Codable`, and those that `isIncluded` leaves out, are created
+/// as `base` creates them. Mutations are never persisted here (see ``MutationOutbox``).
+public struct PersistingStoreCreator<Base: OperationClient.StoreCreator & Sendable>:
+  OperationClient.StoreCreator, Sendable
+{
+  /// The cache.
+  public let cache: PersistentQueryCache
+
+  /// The creator that makes the stores.
+  public let base: Base
+
+  private let isIncluded: @Sendable (OperationPath) -> Bool
+
+  /// Creates a creator.
+  ///
+  /// - Parameters:
+  ///   - cache: The cache.
+  ///   - base: The creator that makes the stores.
+  ///   - isIncluded: Whether to persist the operation at a path; every path by default.
+  public init(
+    cache: PersistentQueryCache,
+    base: Base,
+    isIncluded: @escaping @Sendable (OperationPath) -> Bool = { _ in true }
+  ) {
+    self.cache = cache
+    self.base = base
+    self.isIncluded = isIncluded
+  }
+
+  /// Creates a store with the base creator, persisted when its value is `Codable`.
+  public func store<Operation: StatefulOperationRequest>(
+    for operation: sending Operation,
+    in context: OperationContext,
+    with initialState: Operation.State
+  ) -> OperationStore<Operation.State> {
+    var context = context
+    if !(Operation.State.self is any _MutationStateProtocol.Type),
+      self.isIncluded(operation.path),
+      let controller = PersistedQueryController<Operation.State>(cache: self.cache, key: nil)
+    {
+      context.operationControllers.append(controller)
+    }
+    return self.base.store(for: operation, in: context, with: initialState)
+  }
+}
+
+/// A store's value type seen as `Codable` through a dynamic cast.
+// NB: `@unchecked Sendable` is safe because `base` is the metatype of a store's
+// `State.StateValue`, a `Sendable` type, whose metatype may cross isolation; the cast to
+// `any Codable.Type` only lost that fact.
+private struct CodableType: @unchecked Sendable {
+  let base: any Codable.Type
+}
+
+/// A store's value seen as `Encodable` through a dynamic cast.
+// NB: `@unchecked Sendable` is safe because `base` is a store's `State.StateValue`, which
+// `OperationState` requires to be `Sendable`; the cast to `any Encodable` only lost that fact.
+private struct SendableEncodable: Encodable, @unchecked Sendable {
+  let base: any Encodable
+
+  func encode(to encoder: any Encoder) throws {
+    try self.base.encode(to: encoder)
+  }
+}

@@ -1,0 +1,326 @@
+public import Foundation
+public import OperationCore
+
+/// A query cache on disk: stores of persisted operations start from the value their previous
+/// run saved, and save each new value, with the writes batched off the path of the fetch.
+///
+/// ```swift
+/// let cache = try PersistentQueryCache(
+///   storage: SQLitePersistence(path: databasePath),
+///   version: "2",  // Bump when the encoded types change: older entries are discarded.
+///   maxAge: .seconds(24 * 60 * 60),
+///   bounds: .init(maxEntryCount: 500)
+/// )
+/// let feed = client.store(for: FeedQuery().persisted(in: cache))
+/// feed.currentValue  // The feed of the last launch, stale: it refetches when observed.
+/// ```
+///
+/// ## Entries
+///
+/// An entry holds the value, encoded as JSON, with the cache's ``version`` (TanStack Query's
+/// `buster`), the date its store last updated it, and the date it was last used. When a cache is
+/// created, entries of another version and entries older than ``maxAge`` are removed; entries
+/// that age past it while the cache is open are not loaded. After each batch of writes the least
+/// recently used entries beyond ``bounds`` are removed. An entry that cannot be decoded is
+/// reported to the `onProblem` handler and removed: a corrupt entry never stops a store.
+///
+/// ## Writes
+///
+/// Saving a value only records it: a background task writes every recorded value and access in
+/// one transaction, `writeDelay` after the first. ``flush()`` writes at once, for example before
+/// the app is suspended.
+public final class PersistentQueryCache: Sendable {
+  /// The most entries and bytes (of encoded values) the cache keeps; `nil` for no bound.
+  public struct Bounds: Hashable, Sendable {
+    /// The most entries.
+    public var maxEntryCount: Int?
+
+    /// The most bytes of encoded values.
+    public var maxByteCount: Int?
+
+    /// Creates bounds.
+    ///
+    /// - Parameters:
+    ///   - maxEntryCount: The most entries; 1,000 by default.
+    ///   - maxByteCount: The most bytes of encoded values; no bound by default.
+    public init(maxEntryCount: Int? = 1000, maxByteCount: Int? = nil) {
+      self.maxEntryCount = maxEntryCount
+      self.maxByteCount = maxByteCount
+    }
+  }
+
+  /// The size of the cache on disk.
+  public struct Statistics: Hashable, Sendable, Codable {
+    /// The number of entries.
+    public var entryCount: Int
+
+    /// The bytes of encoded values.
+    public var byteCount: Int
+
+    /// The update date of the oldest value, if any.
+    public var oldestValueUpdatedAt: Date?
+
+    /// Creates statistics.
+    ///
+    /// - Parameters:
+    ///   - entryCount: The number of entries.
+    ///   - byteCount: The bytes of encoded values.
+    ///   - oldestValueUpdatedAt: The oldest update date.
+    public init(entryCount: Int, byteCount: Int, oldestValueUpdatedAt: Date?) {
+      self.entryCount = entryCount
+      self.byteCount = byteCount
+      self.oldestValueUpdatedAt = oldestValueUpdatedAt
+    }
+  }
+
+  /// Something that went wrong without stopping any store.
+  public enum Problem: Sendable, CustomStringConvertible {
+    /// The entry could not be decoded as the store's value type, and was removed.
+    case undecodableEntry(key: String, error: String)
+
+    /// A value could not be encoded, and was not saved.
+    case unencodableValue(key: String, error: String)
+
+    /// The storage failed; the values of the failed write are lost, the stores are not.
+    case storageFailed(error: String)
+
+    /// A description of the problem.
+    public var description: String {
+      switch self {
+      case .undecodableEntry(let key, let error):
+        "The cached value of '\(key)' could not be decoded and was removed: \(error)"
+      case .unencodableValue(let key, let error):
+        "The value of '\(key)' could not be encoded and was not saved: \(error)"
+      case .storageFailed(let error):
+        "The query cache could not be written: \(error)"
+      }
+    }
+  }
+
+  /// The storage of the entries.
+  public let storage: any OperationPersistenceStorage
+
+  /// The schema version of the entries; entries of another version are discarded.
+  public let version: String
+
+  /// How old a value may be and still be loaded; `nil` for any age.
+  public let maxAge: OperationDuration?
+
+  /// The bounds the cache trims itself to after each batch of writes.
+  public let bounds: Bounds
+
+  private let clock: any OperationClock & Sendable
+  private let delayer: any OperationDelayer & Sendable
+  private let writeDelay: OperationDuration
+  private let onProblem: @Sendable (Problem) -> Void
+  private let pending = Lock(Pending())
+  // NB: Serializes the batches, so that an older batch never lands after a newer one.
+  private let writeLock = NSLock()
+
+  private struct Pending: Sendable {
+    var values = [String: PendingValue]()
+    var accesses = [String: Date]()
+    var isFlushScheduled = false
+  }
+
+  private struct PendingValue: Sendable {
+    let value: any Encodable & Sendable
+    let updatedAt: Date
+    let recordedAt: Date
+  }
+
+  /// Opens a cache, removing the entries of other versions and those older than `maxAge`.
+  ///
+  /// - Parameters:
+  ///   - storage: The storage of the entries.
+  ///   - version: The schema version; bump it when the encoded types change.
+  ///   - maxAge: How old a value may be and still be loaded; 24 hours by default, as TanStack
+  ///     Query's persister; `nil` for any age.
+  ///   - bounds: The most entries and bytes to keep.
+  ///   - clock: The clock that dates accesses and ages entries.
+  ///   - delayer: What waits out `writeDelay`.
+  ///   - writeDelay: How long saved values are gathered before one transaction writes them.
+  ///   - onProblem: Told of entries that cannot be decoded and writes that fail.
+  /// - Throws: The storage's error when the old entries cannot be removed.
+  public init(
+    storage: any OperationPersistenceStorage,
+    version: String = "1",
+    maxAge: OperationDuration? = .seconds(24 * 60 * 60),
+    bounds: Bounds = Bounds(),
+    clock: any OperationClock & Sendable = SystemTimeClock(),
+    delayer: any OperationDelayer & Sendable = ClockDelayer(clock: ContinuousClock()),
+    writeDelay: OperationDuration = .milliseconds(50),
+    onProblem: @escaping @Sendable (Problem) -> Void = { _ in }
+  ) throws {
+    self.storage = storage
+    self.version = version
+    self.maxAge = maxAge
+    self.bounds = bounds
+    self.clock = clock
+    self.delayer = delayer
+    self.writeDelay = writeDelay
+    self.onProblem = onProblem
+    _ = try storage.removeCacheEntries(notMatching: version, updatedBefore: self.oldestLoadableDate)
+  }
+
+  private var oldestLoadableDate: Date? {
+    self.maxAge.map { self.clock.now().addingTimeInterval(-$0.timeInterval) }
+  }
+
+  /// The number of entries, their size and the oldest update, on disk (pending writes are not
+  /// counted until they are written).
+  ///
+  /// - Returns: The statistics.
+  /// - Throws: The storage's error.
+  public func statistics() throws -> Statistics {
+    try self.storage.cacheStatistics()
+  }
+
+  /// The number of saved values not yet written.
+  public var pendingWriteCount: Int {
+    self.pending.withLock { $0.values.count }
+  }
+
+  /// The key of the entry of a path: the path's description, which is stable for paths of
+  /// strings and numbers. Give operations whose path holds other values a key of their own.
+  ///
+  /// - Parameter path: The path.
+  /// - Returns: The key.
+  public static func key(for path: OperationPath) -> String {
+    path.description
+  }
+
+  // MARK: Loading and saving
+
+  /// The value stored for `key`, decoded as `type`, with its update date; `nil` when there is
+  /// none, it is too old or of another version, or it cannot be decoded (then it is reported and
+  /// removed).
+  ///
+  /// - Parameters:
+  ///   - type: The value's type.
+  ///   - key: The entry's key.
+  /// - Returns: The value and the date it was last updated.
+  public func load<Value: Decodable>(_ type: Value.Type, forKey key: String) -> (
+    value: Value, updatedAt: Date
+  )? {
+    self.load(forKey: key) { try JSONDecoder().decode(type, from: $0) }
+  }
+
+  func load<Value>(
+    forKey key: String,
+    decode: (Data) throws -> Value
+  ) -> (value: Value, updatedAt: Date)? {
+    let entry: PersistedQueryEntry?
+    do {
+      entry = try self.storage.cacheEntry(forKey: key)
+    } catch {
+      self.onProblem(.storageFailed(error: String(describing: error)))
+      return nil
+    }
+    guard let entry, entry.version == self.version else { return nil }
+    if let oldest = self.oldestLoadableDate, entry.valueUpdatedAt < oldest { return nil }
+    do {
+      let value = try decode(entry.value)
+      self.recordAccess(forKey: key)
+      return (value, entry.valueUpdatedAt)
+    } catch {
+      self.onProblem(.undecodableEntry(key: key, error: String(describing: error)))
+      do {
+        try self.storage.removeCacheEntries(forKeys: [key])
+      } catch {
+        self.onProblem(.storageFailed(error: String(describing: error)))
+      }
+      return nil
+    }
+  }
+
+  /// Records `value` for `key`, to be written with the next batch.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - key: The entry's key.
+  ///   - updatedAt: When the value was updated in its store.
+  public func save(_ value: some Encodable & Sendable, forKey key: String, updatedAt: Date) {
+    let now = self.clock.now()
+    let schedules = self.pending.withLock { pending in
+      pending.values[key] = PendingValue(value: value, updatedAt: updatedAt, recordedAt: now)
+      return self.scheduleFlush(&pending)
+    }
+    if schedules { self.startFlushTask() }
+  }
+
+  private func recordAccess(forKey key: String) {
+    let now = self.clock.now()
+    let schedules = self.pending.withLock { pending in
+      pending.accesses[key] = now
+      return self.scheduleFlush(&pending)
+    }
+    if schedules { self.startFlushTask() }
+  }
+
+  private func scheduleFlush(_ pending: inout Pending) -> Bool {
+    guard !pending.isFlushScheduled else { return false }
+    pending.isFlushScheduled = true
+    return true
+  }
+
+  private func startFlushTask() {
+    let delay = self.writeDelay
+    Task.detached(priority: .utility) { [weak self, delayer] in
+      if delay > .zero {
+        try? await delayer.delay(for: delay)
+      }
+      self?.flushNow()
+    }
+  }
+
+  /// Writes the saved values and recorded accesses now, in one transaction.
+  public func flush() {
+    self.flushNow()
+  }
+
+  private func flushNow() {
+    self.writeLock.lock()
+    defer { self.writeLock.unlock() }
+    let (values, accesses) = self.pending.withLock { pending in
+      defer {
+        pending.values.removeAll()
+        pending.accesses.removeAll()
+        pending.isFlushScheduled = false
+      }
+      return (pending.values, pending.accesses)
+    }
+    guard !values.isEmpty || !accesses.isEmpty else { return }
+    let encoder = JSONEncoder()
+    var entries = [PersistedQueryEntry]()
+    entries.reserveCapacity(values.count)
+    for (key, pending) in values {
+      do {
+        let data = try encoder.encode(pending.value)
+        entries.append(
+          PersistedQueryEntry(
+            key: key,
+            version: self.version,
+            value: data,
+            valueUpdatedAt: pending.updatedAt,
+            lastAccessedAt: pending.recordedAt
+          )
+        )
+      } catch {
+        self.onProblem(.unencodableValue(key: key, error: String(describing: error)))
+      }
+    }
+    do {
+      try self.storage.writeCacheEntries(entries, accesses: accesses, bounds: self.bounds)
+    } catch {
+      self.onProblem(.storageFailed(error: String(describing: error)))
+    }
+  }
+}
+
+extension OperationDuration {
+  /// The duration in seconds.
+  var timeInterval: TimeInterval {
+    TimeInterval(self.attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,266 @@
+public import Foundation
+import GRDB
+
+/// The package's storage engine: one SQLite database file, through GRDB.
+///
+/// The database is opened in WAL mode, so readers never wait for the writer, and writers from
+/// other connections or processes wait up to `busyTimeout` for each other instead of failing.
+/// Every change is one transaction.
+///
+/// ```swift
+/// let persistence = try SQLitePersistence(
+///   path: URL.applicationSupportDirectory.appending(path: "operations.sqlite").path
+/// )
+/// ```
+public final class SQLitePersistence: OperationPersistenceStorage {
+  private let pool: DatabasePool
+
+  /// The path of the database file.
+  public let path: String
+
+  /// Opens (creating if needed) the database at `path`, and brings its tables up to date.
+  ///
+  /// - Parameters:
+  ///   - path: The database file; its directory must exist.
+  ///   - busyTimeout: How long a write waits for another connection's write.
+  /// - Throws: GRDB's error when the file cannot be opened or migrated.
+  public init(path: String, busyTimeout: TimeInterval = 10) throws {
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(busyTimeout)
+    configuration.label = "OperationPersistence"
+    self.path = path
+    self.pool = try DatabasePool(path: path, configuration: configuration)
+    try Self.migrator.migrate(self.pool)
+  }
+
+  private static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE queryCache (
+            key TEXT PRIMARY KEY NOT NULL,
+            version TEXT NOT NULL,
+            value BLOB NOT NULL,
+            valueUpdatedAt DOUBLE NOT NULL,
+            lastAccessedAt DOUBLE NOT NULL
+          );
+          CREATE INDEX queryCacheByAccess ON queryCache(lastAccessedAt);
+          CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            lane TEXT NOT NULL,
+            idempotencyKey TEXT NOT NULL UNIQUE,
+            arguments BLOB NOT NULL,
+            status TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            lastError TEXT,
+            enqueuedAt DOUBLE NOT NULL,
+            updatedAt DOUBLE NOT NULL
+          );
+          """
+      )
+    }
+    return migrator
+  }
+
+  // MARK: Query cache
+
+  /// The cache entry for `key`, if there is one.
+  public func cacheEntry(forKey key: String) throws -> PersistedQueryEntry? {
+    try self.pool.read { db in
+      try Row.fetchOne(db, sql: "SELECT * FROM queryCache WHERE key = ?", arguments: [key])
+        .map(Self.cacheEntry(from:))
+    }
+  }
+
+  /// Writes entries and accesses, then trims to the bounds, in one transaction.
+  @discardableResult
+  public func writeCacheEntries(
+    _ entries: [PersistedQueryEntry],
+    accesses: [String: Date],
+    bounds: PersistentQueryCache.Bounds
+  ) throws -> Int {
+    try self.pool.write { db in
+      let upsert = try db.cachedStatement(
+        sql: """
+          INSERT OR REPLACE INTO queryCache (key, version, value, valueUpdatedAt, lastAccessedAt)
+          VALUES (?, ?, ?, ?, ?)
+          """
+      )
+      for entry in entries {
+        try upsert.execute(arguments: [
+          entry.key, entry.version, entry.value, entry.valueUpdatedAt.timeIntervalSince1970,
+          entry.lastAccessedAt.timeIntervalSince1970,
+        ])
+      }
+      let touch = try db.cachedStatement(
+        sql: "UPDATE queryCache SET lastAccessedAt = max(lastAccessedAt, ?) WHERE key = ?"
+      )
+      for (key, date) in accesses {
+        try touch.execute(arguments: [date.timeIntervalSince1970, key])
+      }
+      return try Self.trim(db, to: bounds)
+    }
+  }
+
+  private static func trim(_ db: Database, to bounds: PersistentQueryCache.Bounds) throws -> Int {
+    var removed = 0
+    if let maxCount = bounds.maxEntryCount {
+      try db.execute(
+        sql: """
+          DELETE FROM queryCache WHERE key IN (
+            SELECT key FROM queryCache ORDER BY lastAccessedAt DESC, key LIMIT -1 OFFSET ?
+          )
+          """,
+        arguments: [maxCount]
+      )
+      removed += db.changesCount
+    }
+    if let maxBytes = bounds.maxByteCount {
+      // NB: Keeps the most recently used entries whose running total of sizes fits.
+      try db.execute(
+        sql: """
+          DELETE FROM queryCache WHERE key IN (
+            SELECT key FROM (
+              SELECT key, SUM(length(value)) OVER (
+                ORDER BY lastAccessedAt DESC, key ROWS UNBOUNDED PRECEDING
+              ) AS total FROM queryCache
+            ) WHERE total > ?
+          )
+          """,
+        arguments: [maxBytes]
+      )
+      removed += db.changesCount
+    }
+    return removed
+  }
+
+  /// Removes the entries with the given keys.
+  public func removeCacheEntries(forKeys keys: [String]) throws {
+    guard !keys.isEmpty else { return }
+    try self.pool.write { db in
+      let delete = try db.cachedStatement(sql: "DELETE FROM queryCache WHERE key = ?")
+      for key in keys {
+        try delete.execute(arguments: [key])
+      }
+    }
+  }
+
+  /// Removes entries of other versions and entries updated before `date`.
+  public func removeCacheEntries(notMatching version: String, updatedBefore date: Date?) throws
+    -> Int
+  {
+    try self.pool.write { db in
+      try db.execute(
+        sql: "DELETE FROM queryCache WHERE version != ? OR valueUpdatedAt < ?",
+        arguments: [version, date?.timeIntervalSince1970 ?? -Double.infinity]
+      )
+      return db.changesCount
+    }
+  }
+
+  /// The number of entries, their total size and the oldest update.
+  public func cacheStatistics() throws -> PersistentQueryCache.Statistics {
+    try self.pool.read { db in
+      let row = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT COUNT(*) AS count, COALESCE(SUM(length(value)), 0) AS bytes,
+            MIN(valueUpdatedAt) AS oldest FROM queryCache
+          """
+      )
+      let oldest: Double? = row?["oldest"]
+      return PersistentQueryCache.Statistics(
+        entryCount: row?["count"] ?? 0,
+        byteCount: row?["bytes"] ?? 0,
+        oldestValueUpdatedAt: oldest.map(Date.init(timeIntervalSince1970:))
+      )
+    }
+  }
+
+  private static func cacheEntry(from row: Row) -> PersistedQueryEntry {
+    PersistedQueryEntry(
+      key: row["key"],
+      version: row["version"],
+      value: row["value"],
+      valueUpdatedAt: Date(timeIntervalSince1970: row["valueUpdatedAt"]),
+      lastAccessedAt: Date(timeIntervalSince1970: row["lastAccessedAt"])
+    )
+  }
+
+  // MARK: Outbox
+
+  /// Adds a queued entry, or returns the existing entry with the same idempotency key.
+  public func enqueueOutboxEntry(
+    kind: String,
+    lane: String,
+    idempotencyKey: String,
+    arguments: Data,
+    at date: Date
+  ) throws -> MutationOutbox.Entry {
+    try self.pool.write { db in
+      let time = date.timeIntervalSince1970
+      try db.execute(
+        sql: """
+          INSERT OR IGNORE INTO outbox
+            (kind, lane, idempotencyKey, arguments, status, attempts, enqueuedAt, updatedAt)
+          VALUES (?, ?, ?, ?, 'queued', 0, ?, ?)
+          """,
+        arguments: [kind, lane, idempotencyKey, arguments, time, time]
+      )
+      let row = try Row.fetchOne(
+        db,
+        sql: "SELECT * FROM outbox WHERE idempotencyKey = ?",
+        arguments: [idempotencyKey]
+      )
+      // NB: The row was inserted or already there, in this transaction.
+      return Self.outboxEntry(from: row!)
+    }
+  }
+
+  /// Every outbox entry, oldest first.
+  public func outboxEntries() throws -> [MutationOutbox.Entry] {
+    try self.pool.read { db in
+      try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY id").map(Self.outboxEntry(from:))
+    }
+  }
+
+  /// Replaces the stored entry with the same id.
+  public func updateOutboxEntry(_ entry: MutationOutbox.Entry) throws {
+    try self.pool.write { db in
+      try db.execute(
+        sql: """
+          UPDATE outbox SET status = ?, attempts = ?, lastError = ?, updatedAt = ? WHERE id = ?
+          """,
+        arguments: [
+          entry.status.rawValue, entry.attempts, entry.lastError,
+          entry.updatedAt.timeIntervalSince1970, entry.id,
+        ]
+      )
+    }
+  }
+
+  /// Removes the entry with `id`.
+  public func removeOutboxEntry(id: Int64) throws {
+    try self.pool.write { db in
+      try db.execute(sql: "DELETE FROM outbox WHERE id = ?", arguments: [id])
+    }
+  }
+
+  private static func outboxEntry(from row: Row) -> MutationOutbox.Entry {
+    let status: String = row["status"]
+    return MutationOutbox.Entry(
+      id: row["id"],
+      kind: row["kind"],
+      lane: row["lane"],
+      idempotencyKey: row["idempotencyKey"],
+      arguments: row["arguments"],
+      status: MutationOutbox.Entry.Status(rawValue: status) ?? .queued,
+      attempts: row["attempts"],
+      lastError: row["lastError"],
+      enqueuedAt: Date(timeIntervalSince1970: row["enqueuedAt"]),
+      updatedAt: Date(timeIntervalSince1970: row["updatedAt"])
+    )
+  }
+}
