@@ -129,6 +129,33 @@ public final class MutationOutbox: Sendable {
     }
   }
 
+  /// A change of an entry, as ``subscribe(_:)`` reports it, after the storage has it.
+  public enum Event: Hashable, Sendable {
+    /// The entry was written, queued.
+    case enqueued(Entry)
+    /// The entry is being sent.
+    case sending(Entry)
+    /// The entry was delivered and removed.
+    case delivered(Entry)
+    /// The entry failed and waits to be sent again.
+    case requeued(Entry)
+    /// The entry failed for good and is kept.
+    case failed(Entry)
+    /// The app queued a failed entry again.
+    case retried(Entry)
+    /// The app removed a failed entry.
+    case discarded(Entry)
+
+    /// The entry the event is about.
+    public var entry: Entry {
+      switch self {
+      case .enqueued(let entry), .sending(let entry), .delivered(let entry),
+        .requeued(let entry), .failed(let entry), .retried(let entry), .discarded(let entry):
+        entry
+      }
+    }
+  }
+
   /// An entry whose kind has no registered mutation; it stays queued.
   public struct UnregisteredKindError: Error, Hashable, Sendable {
     /// The kind.
@@ -157,6 +184,8 @@ public final class MutationOutbox: Sendable {
     var waiters = [String: [CheckedContinuation<any Sendable, any Error>]]()
     var isResumed = false
     var isOnline = true
+    var subscribers = [Int: @Sendable (Event) -> Void]()
+    var nextSubscriberID = 0
   }
 
   private struct Lane: Sendable {
@@ -307,6 +336,7 @@ public final class MutationOutbox: Sendable {
       state.lanes[lane, default: Lane()].queue.append(entry)
       return state.isResumed
     }
+    self.send(.enqueued(entry))
     if starts { self.startLane(lane) }
     return entry
   }
@@ -345,6 +375,31 @@ public final class MutationOutbox: Sendable {
 
   // MARK: Inspecting and managing
 
+  /// Calls `handler` with every change of an entry, once the storage has it.
+  ///
+  /// Changes of different lanes may arrive concurrently; the changes of one entry arrive in
+  /// order.
+  ///
+  /// - Parameter handler: Receives the changes.
+  /// - Returns: A subscription that ends when cancelled or released.
+  public func subscribe(_ handler: @escaping @Sendable (Event) -> Void) -> OperationSubscription {
+    let id = self.state.withLock { state in
+      defer { state.nextSubscriberID += 1 }
+      state.subscribers[state.nextSubscriberID] = handler
+      return state.nextSubscriberID
+    }
+    return OperationSubscription { [weak self] in
+      self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+    }
+  }
+
+  private func send(_ event: Event) {
+    let handlers = self.state.withLock { Array($0.subscribers.values) }
+    for handler in handlers {
+      handler(event)
+    }
+  }
+
   /// Every entry in the storage, oldest first.
   ///
   /// - Returns: The entries.
@@ -381,6 +436,7 @@ public final class MutationOutbox: Sendable {
       state.lanes[entry.lane, default: Lane()].queue.append(entry)
       return state.isResumed
     }
+    self.send(.retried(entry))
     if starts { self.startLane(entry.lane) }
   }
 
@@ -390,6 +446,7 @@ public final class MutationOutbox: Sendable {
   /// - Throws: The storage's error.
   public func discard(_ entry: Entry) throws {
     try self.storage.removeOutboxEntry(id: entry.id)
+    self.send(.discarded(entry))
   }
 
   // MARK: Delivering
@@ -453,6 +510,7 @@ public final class MutationOutbox: Sendable {
         self.stopDelivering(lane)
         return
       }
+      self.send(.sending(sending))
       var context = OperationContext()
       context.idempotencyKey = entry.idempotencyKey
       context.outboxEntry = sending
@@ -465,6 +523,7 @@ public final class MutationOutbox: Sendable {
           return
         }
         self.dequeue(entry, from: lane)
+        self.send(.delivered(sending))
         self.resumeWaiters(of: entry.idempotencyKey, with: .success(value))
       } catch {
         var failed = sending
@@ -479,12 +538,14 @@ public final class MutationOutbox: Sendable {
         }
         if isPermanent {
           self.dequeue(entry, from: lane)
+          self.send(.failed(failed))
           self.resumeWaiters(
             of: entry.idempotencyKey,
             with: .failure(DeliveryError(entry: failed, underlying: error))
           )
         } else {
           self.replaceHead(with: failed, in: lane)
+          self.send(.requeued(failed))
           guard await self.waitBeforeRetry(lane: lane, attempt: failed.attempts) else { return }
         }
       }

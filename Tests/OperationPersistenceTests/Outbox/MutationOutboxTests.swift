@@ -1,0 +1,237 @@
+import Foundation
+import Operation
+import OperationPersistence
+import OperationTestSupport
+import Synchronization
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct `MutationOutbox tests` {
+  private let database = TemporaryDatabase()
+
+  private func outbox(
+    network: MockNetworkObserver? = nil,
+    delayer: ManualDelayer = ManualDelayer(),
+    maxAttempts: Int = 10
+  ) throws -> MutationOutbox {
+    MutationOutbox(
+      storage: try self.database.open(),
+      networkObserver: network,
+      delayer: delayer,
+      retryDelay: .constant(.seconds(1)),
+      maxAttempts: maxAttempts
+    )
+  }
+
+  @Test func `A Mutation Is Written Before It Runs And Removed Once Delivered`() async throws {
+    let outbox = try self.outbox()
+    let server = FakeServer()
+    server.hold()
+    let mutation = Send(server: server).durable(in: outbox, kind: "send")
+    try outbox.resume()
+    let store = OperationClient().store(for: mutation)
+
+    let run = Task { try await store.mutate(with: "hello") }
+    await server.waitForRequest()
+    let entries = try outbox.entries()
+    #expect(entries.map(\.status) == [.inFlight])
+    #expect(entries.first?.attempts == 1)
+    #expect(server.requests.first?.key == entries.first?.idempotencyKey)
+
+    server.release()
+    #expect(try await run.value == "sent hello")
+    #expect(try outbox.entries().isEmpty)
+    #expect(store.currentValue == "sent hello")
+  }
+
+  @Test func `While Offline Entries Stay Queued, Then Go In Order`() async throws {
+    let network = MockNetworkObserver(initialStatus: .disconnected)
+    let outbox = try self.outbox(network: network)
+    let server = FakeServer()
+    let mutation = Send(server: server).durable(in: outbox, kind: "send") { _ in "one-lane" }
+    try outbox.resume()
+    let store = OperationClient().store(for: mutation)
+
+    for text in ["a", "b", "c"] {
+      try outbox.enqueue(kind: "send", arguments: text, lane: "one-lane")
+    }
+    let run = Task { try await store.mutate(with: "d") }
+    try await self.waitForEntries(outbox, count: 4)
+    #expect(server.requests.isEmpty)
+    #expect(try outbox.statistics().queued == 4)
+
+    network.send(status: .connected)
+    #expect(try await run.value == "sent d")
+    #expect(server.requests.map(\.text) == ["a", "b", "c", "d"])
+  }
+
+  @Test func `A Retryable Failure Keeps The Entry And Tries Again After The Delay`() async throws {
+    let delayer = ManualDelayer()
+    let outbox = try self.outbox(delayer: delayer)
+    let server = FakeServer()
+    server.failNext(1)
+    let mutation = Send(server: server).durable(in: outbox, kind: "send")
+    try outbox.resume()
+
+    let run = Task { try await OperationClient().store(for: mutation).mutate(with: "x") }
+    await delayer.waitForDelays(count: 1)
+    let entry = try #require(try outbox.entries().first)
+    #expect(entry.status == .queued)
+    #expect(entry.attempts == 1)
+    #expect(entry.lastError?.contains("unavailable") == true)
+
+    delayer.resumeNext()
+    #expect(try await run.value == "sent x")
+    #expect(server.requests.count == 2)
+    #expect(Set(server.requests.map(\.key)).count == 1)
+  }
+
+  @Test func `A Permanent Failure Is Kept For The App And The Lane Goes On`() async throws {
+    let network = MockNetworkObserver(initialStatus: .disconnected)
+    let outbox = try self.outbox(network: network)
+    let server = FakeServer()
+    let mutation = Send(server: server).durable(in: outbox, kind: "send") { _ in "lane" }
+    try outbox.resume()
+    let store = OperationClient().store(for: mutation)
+
+    let rejected = Task { try await store.mutate(with: "reject") }
+    try await self.waitForEntries(outbox, count: 1)
+    let accepted = Task { try await store.mutate(with: "ok") }
+    try await self.waitForEntries(outbox, count: 2)
+    network.send(status: .connected)
+
+    await #expect(throws: MutationOutbox.DeliveryError.self) { try await rejected.value }
+    #expect(try await accepted.value == "sent ok")
+    let failed = try #require(try outbox.entries().first)
+    #expect(failed.status == .failed)
+    #expect(try outbox.statistics().failed == 1)
+
+    try outbox.retry(failed)
+    // NB: Retried, the entry is rejected again; then the app discards it.
+    try await self.waitUntil(outbox) { $0.first?.status == .failed && $0.first?.attempts == 1 }
+    try outbox.discard(try #require(try outbox.entries().first))
+    #expect(try outbox.entries().isEmpty)
+  }
+
+  @Test func `Queued Entries Resume After A Restart With Their Idempotency Keys`() async throws {
+    let first = try self.outbox(network: MockNetworkObserver(initialStatus: .disconnected))
+    let server = FakeServer()
+    _ = Send(server: server).durable(in: first, kind: "send")
+    try first.resume()
+    let queued = try first.enqueue(kind: "send", arguments: "queued", lane: "l")
+    var inFlight = try first.enqueue(kind: "send", arguments: "in flight", lane: "l")
+    // NB: As if the process died while sending it.
+    inFlight.status = .inFlight
+    inFlight.attempts = 1
+    try first.storage.updateOutboxEntry(inFlight)
+
+    let second = try self.outbox()
+    _ = Send(server: server).durable(in: second, kind: "send")
+    try second.resume()
+    try await self.waitUntil(second) { $0.isEmpty }
+    #expect(server.requests.map(\.text) == ["queued", "in flight"])
+    #expect(server.requests.map(\.key) == [queued.idempotencyKey, inFlight.idempotencyKey])
+  }
+
+  @Test func `Cancelling The Caller Leaves The Entry To Be Delivered`() async throws {
+    let network = MockNetworkObserver(initialStatus: .disconnected)
+    let outbox = try self.outbox(network: network)
+    let server = FakeServer()
+    let mutation = Send(server: server).durable(in: outbox, kind: "send")
+    try outbox.resume()
+    let run = Task { try await OperationClient().store(for: mutation).mutate(with: "kept") }
+    try await self.waitForEntries(outbox, count: 1)
+    run.cancel()
+    await #expect(throws: CancellationError.self) { try await run.value }
+
+    network.send(status: .connected)
+    try await self.waitUntil(outbox) { $0.isEmpty }
+    #expect(server.requests.map(\.text) == ["kept"])
+  }
+
+  @Test func `Entries Of An Unregistered Kind Wait For Their Registration`() async throws {
+    let outbox = try self.outbox()
+    let server = FakeServer()
+    try outbox.resume()
+    try outbox.enqueue(kind: "later", arguments: "x", lane: "l")
+    #expect(try outbox.statistics().queued == 1)
+    _ = Send(server: server).durable(in: outbox, kind: "later")
+    try await self.waitUntil(outbox) { $0.isEmpty }
+    #expect(server.requests.map(\.text) == ["x"])
+  }
+
+  // MARK: Helpers
+
+  private func waitForEntries(_ outbox: MutationOutbox, count: Int) async throws {
+    try await self.waitUntil(outbox) { $0.count >= count }
+  }
+
+  /// Waits until the outbox's entries satisfy `condition`, checking after each change the
+  /// outbox makes through its storage.
+  private func waitUntil(
+    _ outbox: MutationOutbox,
+    _ condition: @escaping @Sendable ([MutationOutbox.Entry]) -> Bool
+  ) async throws {
+    let reached = Gate()
+    let subscription = outbox.subscribe { _ in
+      if condition((try? outbox.entries()) ?? []) { reached.open() }
+    }
+    if condition(try outbox.entries()) { reached.open() }
+    await reached.wait()
+    subscription.cancel()
+  }
+}
+
+// MARK: - Fixtures
+
+private struct Send: MutationRequest {
+  let server: FakeServer
+
+  var path: OperationPath { ["send"] }
+
+  func mutate(
+    isolation: isolated (any Actor)?,
+    with text: String,
+    in context: OperationContext,
+    with continuation: OperationContinuation<String, any Error>
+  ) async throws -> String {
+    try await self.server.receive(text: text, key: context.idempotencyKey ?? "")
+  }
+}
+
+/// A server that records requests, can hold them, and can fail them.
+private final class FakeServer: Sendable {
+  struct Unavailable: Error, CustomStringConvertible {
+    var description: String { "Service unavailable" }
+  }
+
+  struct Rejected: PermanentMutationFailure {}
+
+  private struct State {
+    var requests = [(text: String, key: String)]()
+    var held: Gate?
+    var failures = 0
+  }
+
+  private let state = Mutex(State())
+  private let requested = Gate()
+
+  var requests: [(text: String, key: String)] { self.state.withLock { $0.requests } }
+
+  func hold() { self.state.withLock { $0.held = Gate() } }
+  func release() { self.state.withLock { $0.held }?.open() }
+  func failNext(_ count: Int) { self.state.withLock { $0.failures = count } }
+  func waitForRequest() async { await self.requested.wait() }
+
+  func receive(text: String, key: String) async throws -> String {
+    let (held, fails) = self.state.withLock { state in
+      state.requests.append((text, key))
+      defer { state.failures = max(0, state.failures - 1) }
+      return (state.held, state.failures > 0)
+    }
+    self.requested.open()
+    await held?.wait()
+    if text == "reject" { throw Rejected() }
+    if fails { throw Unavailable() }
+    return "sent \(text)"
+  }
+}

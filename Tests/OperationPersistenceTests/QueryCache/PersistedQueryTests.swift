@@ -1,0 +1,142 @@
+import Foundation
+import Operation
+import OperationPersistence
+import OperationTestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct `PersistedQuery tests` {
+  private let database = TemporaryDatabase()
+  private let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 1_000))
+
+  private func cache(problems: Recorder<String> = Recorder()) throws -> PersistentQueryCache {
+    try PersistentQueryCache(
+      storage: self.database.open(),
+      maxAge: nil,
+      clock: self.clock,
+      delayer: ManualDelayer(),
+      onProblem: { problems.record($0.description) }
+    )
+  }
+
+  private func client() -> OperationClient {
+    var context = OperationContext()
+    context.operationClock = self.clock
+    return OperationClient(defaultContext: context)
+  }
+
+  @Test func `A Fetched Value Is Saved And The Next Launch Starts From It, Stale`() async throws {
+    let cache = try self.cache()
+    let first = self.client().store(for: Feed(value: ["a", "b"]).persisted(in: cache))
+    try await first.fetch()
+    cache.flush()
+
+    self.clock.advance(by: 60)
+    let next = self.client().store(for: Feed(value: ["c"]).persisted(in: try self.cache()))
+    #expect(next.currentValue == ["a", "b"])
+    #expect(next.valueLastUpdatedAt == Date(timeIntervalSince1970: 1_000))
+    #expect(next.isInvalidated)
+    #expect(next.isStale)
+
+    try await next.fetch()
+    #expect(next.currentValue == ["c"])
+    #expect(!next.isInvalidated)
+  }
+
+  @Test func `A Persisted Store Runs When Observed And Shows The Saved Value Until Then`()
+    async throws
+  {
+    let cache = try self.cache()
+    cache.save(["saved"], forKey: PersistentQueryCache.key(for: Feed.path), updatedAt: .now)
+    cache.flush()
+    let query = GatedFeed()
+    let store = self.client().store(for: query.persisted(in: cache))
+    let subscription = store.subscribe { _ in }
+    await query.started.wait()
+    #expect(store.currentValue == ["saved"])
+    query.gate.open()
+    try await store.activeTasks.first?.runIfNeeded()
+    #expect(store.currentValue == ["fetched"])
+    subscription.cancel()
+  }
+
+  @Test func `Persisting Does Not Count As A Subscriber`() throws {
+    let store = self.client().store(for: Feed(value: []).persisted(in: try self.cache()))
+    #expect(store.subscriberCount == 0)
+    #expect(!store.isLoading)
+  }
+
+  @Test func `A Value Set On The Store Is Saved Too`() throws {
+    let cache = try self.cache()
+    let store = self.client().store(for: Feed(value: []).persisted(in: cache, key: "feed"))
+    store.currentValue = ["set"]
+    cache.flush()
+    #expect(cache.load([String]?.self, forKey: "feed")?.value == ["set"])
+  }
+
+  @Test func `A Corrupt Entry Leaves The Store Empty And Is Reported`() throws {
+    let problems = Recorder<String>()
+    let cache = try self.cache(problems: problems)
+    cache.save(42, forKey: "feed", updatedAt: .now)
+    cache.flush()
+    let store = self.client().store(for: Feed(value: []).persisted(in: cache, key: "feed"))
+    #expect(store.currentValue == nil)
+    #expect(problems.values.count == 1)
+  }
+
+  @Test func `The Persisting Store Creator Persists Codable Values Only`() async throws {
+    let cache = try self.cache()
+    let client = OperationClient(
+      storeCreator: PersistingStoreCreator(cache: cache, base: .defaultTesting)
+    )
+    try await client.store(for: Feed(value: ["x"])).fetch()
+    try await client.store(for: Opaque()).fetch()
+    cache.flush()
+    #expect(try cache.statistics().entryCount == 1)
+    #expect(cache.load([String]?.self, forKey: PersistentQueryCache.key(for: Feed.path)) != nil)
+  }
+}
+
+private struct Feed: QueryRequest, Hashable {
+  static let path: OperationPath = ["feed"]
+  let value: [String]
+
+  var path: OperationPath { Self.path }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<[String], any Error>
+  ) async throws -> [String] {
+    self.value
+  }
+}
+
+private struct GatedFeed: QueryRequest {
+  let gate = Gate()
+  let started = Gate()
+
+  var path: OperationPath { Feed.path }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<[String], any Error>
+  ) async throws -> [String] {
+    self.started.open()
+    await self.gate.wait()
+    return ["fetched"]
+  }
+}
+
+/// A query whose value is not `Codable`.
+private struct Opaque: QueryRequest, Hashable {
+  struct Value: Sendable {}
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Value, any Error>
+  ) async throws -> Value {
+    Value()
+  }
+}

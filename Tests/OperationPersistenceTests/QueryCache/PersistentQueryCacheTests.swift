@@ -1,0 +1,140 @@
+import Foundation
+import OperationCore
+import OperationPersistence
+import OperationTestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct `PersistentQueryCache tests` {
+  private let database = TemporaryDatabase()
+  private let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 1_000_000))
+
+  private func cache(
+    version: String = "1",
+    maxAge: OperationDuration? = .seconds(3600),
+    bounds: PersistentQueryCache.Bounds = .init(),
+    problems: Recorder<String> = Recorder()
+  ) throws -> PersistentQueryCache {
+    try PersistentQueryCache(
+      storage: self.database.open(),
+      version: version,
+      maxAge: maxAge,
+      bounds: bounds,
+      clock: self.clock,
+      delayer: ManualDelayer(),
+      onProblem: { problems.record($0.description) }
+    )
+  }
+
+  @Test func `A Saved Value Loads With Its Update Date After A Flush`() throws {
+    let cache = try self.cache()
+    cache.save([1, 2, 3], forKey: "numbers", updatedAt: Date(timeIntervalSince1970: 999_000))
+    #expect(cache.pendingWriteCount == 1)
+    #expect(cache.load([Int].self, forKey: "numbers") == nil)
+
+    cache.flush()
+    #expect(cache.pendingWriteCount == 0)
+    let loaded = try #require(try self.cache().load([Int].self, forKey: "numbers"))
+    #expect(loaded.value == [1, 2, 3])
+    #expect(loaded.updatedAt == Date(timeIntervalSince1970: 999_000))
+  }
+
+  @Test func `Saves Gather Into One Batch And The Latest Value Of A Key Wins`() throws {
+    let cache = try self.cache()
+    for value in 0..<10 {
+      cache.save(value, forKey: "k\(value % 3)", updatedAt: self.clock.now())
+    }
+    #expect(cache.pendingWriteCount == 3)
+    cache.flush()
+    #expect(try cache.statistics().entryCount == 3)
+    #expect(cache.load(Int.self, forKey: "k0")?.value == 9)
+  }
+
+  @Test func `A New Version Discards Older Entries`() throws {
+    let old = try self.cache(version: "1")
+    old.save("a", forKey: "key", updatedAt: self.clock.now())
+    old.flush()
+    let new = try self.cache(version: "2")
+    #expect(new.load(String.self, forKey: "key") == nil)
+    #expect(try new.statistics().entryCount == 0)
+  }
+
+  @Test func `Values Older Than The Max Age Are Not Loaded And Are Removed On Open`() throws {
+    let cache = try self.cache(maxAge: .seconds(60))
+    cache.save("old", forKey: "old", updatedAt: self.clock.now())
+    cache.save("new", forKey: "new", updatedAt: self.clock.now().addingTimeInterval(30))
+    cache.flush()
+    self.clock.advance(by: 61)
+    #expect(cache.load(String.self, forKey: "old") == nil)
+    #expect(cache.load(String.self, forKey: "new")?.value == "new")
+
+    let reopened = try self.cache(maxAge: .seconds(60))
+    #expect(try reopened.statistics().entryCount == 1)
+  }
+
+  @Test func `The Least Recently Used Entries Leave First`() throws {
+    let cache = try self.cache(bounds: .init(maxEntryCount: 2))
+    cache.save(1, forKey: "a", updatedAt: self.clock.now())
+    self.clock.advance(by: 1)
+    cache.save(2, forKey: "b", updatedAt: self.clock.now())
+    cache.flush()
+    self.clock.advance(by: 1)
+    _ = cache.load(Int.self, forKey: "a")
+    self.clock.advance(by: 1)
+    cache.save(3, forKey: "c", updatedAt: self.clock.now())
+    cache.flush()
+    #expect(cache.load(Int.self, forKey: "a")?.value == 1)
+    #expect(cache.load(Int.self, forKey: "b") == nil)
+    #expect(cache.load(Int.self, forKey: "c")?.value == 3)
+  }
+
+  @Test func `A Corrupt Entry Is Reported And Removed`() throws {
+    let problems = Recorder<String>()
+    let cache = try self.cache(problems: problems)
+    try cache.storage.writeCacheEntries(
+      [
+        PersistedQueryEntry(
+          key: "corrupt",
+          version: "1",
+          value: Data("{not json".utf8),
+          valueUpdatedAt: self.clock.now(),
+          lastAccessedAt: self.clock.now()
+        )
+      ],
+      accesses: [:],
+      bounds: .init()
+    )
+    #expect(cache.load([Int].self, forKey: "corrupt") == nil)
+    #expect(problems.values.count == 1)
+    #expect(problems.values.first?.contains("'corrupt'") == true)
+    #expect(try cache.storage.cacheEntry(forKey: "corrupt") == nil)
+  }
+
+  @Test func `An Entry Of Another Type Is Reported As Undecodable`() throws {
+    let problems = Recorder<String>()
+    let cache = try self.cache(problems: problems)
+    cache.save("text", forKey: "k", updatedAt: self.clock.now())
+    cache.flush()
+    #expect(cache.load(Int.self, forKey: "k") == nil)
+    #expect(problems.values.count == 1)
+  }
+
+  @Test func `Saved Values Are Written In The Background After The Write Delay`() async throws {
+    let delayer = ManualDelayer()
+    let cache = try PersistentQueryCache(
+      storage: self.database.open(),
+      clock: self.clock,
+      delayer: delayer,
+      writeDelay: .milliseconds(50)
+    )
+    cache.save(1, forKey: "a", updatedAt: self.clock.now())
+    cache.save(2, forKey: "b", updatedAt: self.clock.now())
+    await delayer.waitForDelays(count: 1)
+    #expect(delayer.delays == [.milliseconds(50)])
+    #expect(try cache.statistics().entryCount == 0)
+    delayer.resumeNext()
+    // NB: Whether the background batch or this flush writes the values, a flush returns after
+    // they are written: batches are serialized.
+    cache.flush()
+    #expect(try cache.statistics().entryCount == 2)
+  }
+}
