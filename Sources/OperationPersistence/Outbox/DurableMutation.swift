@@ -18,7 +18,7 @@ where Self: Sendable, Arguments: Codable, MutateFailure == any Error {
   /// stops the wait, not the delivery: the entry stays in the outbox.
   ///
   /// The mutation runs in the outbox's delivery, not on the store's actor, and reads its
-  /// idempotency key from ``OperationContext/idempotencyKey``. Values it yields are not
+  /// idempotency key from `OperationContext/idempotencyKey`. Values it yields are not
   /// forwarded to the store.
   ///
   /// - Parameters:
@@ -36,7 +36,7 @@ where Self: Sendable, Arguments: Codable, MutateFailure == any Error {
   }
 }
 
-/// The modifier behind ``MutationRequest/durable(in:kind:lane:)``.
+/// The modifier behind `MutationRequest/durable(in:kind:lane:)`.
 public struct _DurableMutationModifier<Operation: MutationRequest & Sendable>: OperationModifier,
   Sendable
 where Operation.Arguments: Codable, Operation.MutateFailure == any Error {

@@ -19,7 +19,7 @@ public import OperationCore
 /// ## Delivery
 ///
 /// - Each entry gets an idempotency key, which the mutation reads as
-///   ``OperationContext/idempotencyKey`` and sends to the server (for example in an
+///   `OperationContext/idempotencyKey` and sends to the server (for example in an
 ///   `Idempotency-Key` header), so that a delivery repeated after a crash is applied once.
 /// - Entries of one lane (by default the mutation's path) are delivered one at a time, oldest
 ///   first; lanes run side by side.
@@ -238,7 +238,7 @@ public final class MutationOutbox: Sendable {
   /// Registers how to deliver entries of `kind`: by running `mutation` with their arguments.
   ///
   /// Register every kind before ``resume()``, so that entries left by the last launch find
-  /// their mutation. ``MutationRequest/durable(in:kind:lane:)`` registers its mutation.
+  /// their mutation. `MutationRequest/durable(in:kind:lane:)` registers its mutation.
   ///
   /// - Parameters:
   ///   - mutation: The mutation.

@@ -32,7 +32,7 @@ extension StatefulOperationRequest where State: Sendable, State.StateValue: Coda
 
 // MARK: - Controller
 
-/// The controller behind ``StatefulOperationRequest/persisted(in:key:)`` and
+/// The controller behind `StatefulOperationRequest/persisted(in:key:)` and
 /// ``PersistingStoreCreator``: it loads a store's value when the store is created, and saves its
 /// new values.
 public struct PersistedQueryController<State: OperationState & Sendable>: OperationController,
