@@ -349,6 +349,8 @@ public final class MutationOutbox: Sendable {
     data: Data,
     lane: String
   ) async throws -> any Sendable {
+    // NB: A caller cancelled before its entry is written makes no entry.
+    try Task.checkCancellation()
     let key = UUID().uuidString
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
@@ -359,6 +361,11 @@ public final class MutationOutbox: Sendable {
           _ = try self.enqueue(kind: kind, data: data, lane: lane, idempotencyKey: key)
         } catch {
           self.resumeWaiters(of: key, with: .failure(error))
+        }
+        // NB: A cancellation that arrived before the waiter was registered found nothing to
+        // resume; the entry is written, only the wait ends.
+        if Task.isCancelled {
+          self.resumeWaiters(of: key, with: .failure(CancellationError()))
         }
       }
     } onCancel: {
