@@ -224,6 +224,11 @@ extension OpaqueOperationStore {
     self.erased.erasedBeginProtection()
   }
 
+  /// A `Codable` picture of the store; see ``OperationClient/snapshot(matching:)``.
+  public var snapshot: OperationStoreSnapshot {
+    self.erased.snapshot
+  }
+
   /// Whether the store's client collected it; see ``OperationStore/isCollected``.
   public var isCollected: Bool {
     self.erased.isCollected
@@ -256,6 +261,7 @@ private protocol ErasedStore: AnyObject, Sendable {
   func erasedInvalidateAndRerun() -> OperationTask<any Sendable, any Error>
   func cancelRuns() -> Int
   func erasedBeginProtection() -> OptimisticUpdate
+  var snapshot: OperationStoreSnapshot { get }
   func withErasedLock<T>(_ body: () throws -> sending T) rethrows -> sending T
   func uncheckedSetResult(
     to result: Result<any Sendable, any Error>,
