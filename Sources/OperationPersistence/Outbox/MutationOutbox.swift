@@ -113,6 +113,16 @@ public final class MutationOutbox: Sendable {
     public var failed: Int
     /// When the oldest entry that is not delivered was enqueued.
     public var oldestEnqueuedAt: Date?
+
+    /// Counts entries by status.
+    ///
+    /// - Parameter entries: The entries.
+    public init(entries: [Entry]) {
+      self.queued = entries.count { $0.status == .queued }
+      self.inFlight = entries.count { $0.status == .inFlight }
+      self.failed = entries.count { $0.status == .failed }
+      self.oldestEnqueuedAt = entries.map(\.enqueuedAt).min()
+    }
   }
 
   /// A failure to deliver an entry, as the caller that enqueued it receives it.
@@ -420,13 +430,7 @@ public final class MutationOutbox: Sendable {
   /// - Returns: The statistics.
   /// - Throws: The storage's error.
   public func statistics() throws -> Statistics {
-    let entries = try self.storage.outboxEntries()
-    return Statistics(
-      queued: entries.count { $0.status == .queued },
-      inFlight: entries.count { $0.status == .inFlight },
-      failed: entries.count { $0.status == .failed },
-      oldestEnqueuedAt: entries.map(\.enqueuedAt).min()
-    )
+    Statistics(entries: try self.storage.outboxEntries())
   }
 
   /// Queues a failed entry again, at the end of its lane, with its attempts reset.
