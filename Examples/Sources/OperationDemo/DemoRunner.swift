@@ -63,6 +63,8 @@ struct DemoRunner {
         await SharedStoreStep.run(env)
         await FeedStep.run(env)
         await CreatePostStep.run(env)
+        await InvalidationStep.run(env)
+        await OptimisticUpdateStep.run(env)
         await ReconnectStep.run(env)
       }
       group.addTask {
@@ -110,7 +112,8 @@ struct DemoRunner {
       requests +=
         " (the server received \(server.totalRequests): "
         + "\(server.count(of: .injectedFailure)) × HTTP 500 injected, "
-        + "\(server.count(of: .offline)) × HTTP 503 while offline)"
+        + "\(server.count(of: .offline)) × HTTP 503 while offline, "
+        + "\(server.count(of: .requestedFailure)) × HTTP 500 requested by a step)"
     }
     terminal.line("   requests sent       \(requests)")
     terminal.line("   retries             \(env.reporter.retries)")

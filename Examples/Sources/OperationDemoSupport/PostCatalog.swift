@@ -47,13 +47,23 @@ public struct NewPost: Codable, Hashable, Sendable {
   }
 }
 
-/// The posts the demo server serves, generated the same way on every run.
+/// The posts the demo server serves, generated the same way on every run, and the posts added
+/// to them.
+///
+/// Pages list the posts newest first, as a feed does, so that a post added with ``add(_:)``
+/// appears at the top of the first page:
+///
+/// ```swift
+/// var catalog = PostCatalog(count: 100)
+/// let post = catalog.add(NewPost(userId: 1, title: "Hello", body: "…"))  // id 101
+/// try catalog.page(limit: 10, skip: 0).posts.first == post  // true
+/// ```
 public struct PostCatalog: Hashable, Sendable {
   /// The number of posts a page has when the request gives no `limit`, as on dummyjson.com.
   public static let defaultLimit = 30
 
-  /// The posts, with identifiers `1...count`.
-  public let posts: [CatalogPost]
+  /// The posts, with identifiers `1...count`, oldest first.
+  public private(set) var posts: [CatalogPost]
 
   /// Creates a catalog.
   ///
@@ -70,10 +80,16 @@ public struct PostCatalog: Hashable, Sendable {
     self.posts.indices.contains(id - 1) ? self.posts[id - 1] : nil
   }
 
-  /// A page of posts.
+  /// The posts in the order the pages list them: newest (the largest identifier) first.
+  public var newestFirst: ReversedCollection<[CatalogPost]> {
+    self.posts.reversed()
+  }
+
+  /// A page of posts, newest first.
   ///
   /// Like dummyjson.com, a `limit` of 0 means every post after `skip`, and a page past the end is
-  /// empty.
+  /// empty. Unlike dummyjson.com, which lists posts by ascending identifier, the pages start with
+  /// the newest post, so that a refetched feed shows the posts added since.
   ///
   /// - Parameters:
   ///   - limit: The most posts on the page; ``defaultLimit`` when `nil`.
@@ -85,9 +101,10 @@ public struct PostCatalog: Hashable, Sendable {
     let skip = skip ?? 0
     guard limit >= 0 else { throw PageQueryError(name: "limit", value: "\(limit)") }
     guard skip >= 0 else { throw PageQueryError(name: "skip", value: "\(skip)") }
-    let start = min(skip, self.posts.count)
-    let end = limit == 0 ? self.posts.count : min(start + limit, self.posts.count)
-    let posts = Array(self.posts[start..<end])
+    let ordered = self.newestFirst
+    let start = min(skip, ordered.count)
+    let end = limit == 0 ? ordered.count : min(start + limit, ordered.count)
+    let posts = Array(ordered.dropFirst(start).prefix(end - start))
     return CatalogPage(posts: posts, total: self.posts.count, skip: skip, limit: posts.count)
   }
 
@@ -106,15 +123,23 @@ public struct PostCatalog: Hashable, Sendable {
     )
   }
 
-  /// The post that `POST /posts/add` answers with.
+  /// Adds a post, as `POST /posts/add` does, with the identifier after the last one.
   ///
-  /// Like dummyjson.com, the server does not keep it: the new post gets the identifier after the
-  /// last one, every time.
+  /// Unlike dummyjson.com, which answers with the new post but forgets it, the demo server keeps
+  /// it, so that a feed fetched afterwards shows it (at the top of the first page).
   ///
   /// - Parameter post: The post to add.
   /// - Returns: The added post.
-  public func adding(_ post: NewPost) -> CatalogPost {
-    CatalogPost(id: self.posts.count + 1, userId: post.userId, title: post.title, body: post.body)
+  @discardableResult
+  public mutating func add(_ post: NewPost) -> CatalogPost {
+    let added = CatalogPost(
+      id: self.posts.count + 1,
+      userId: post.userId,
+      title: post.title,
+      body: post.body
+    )
+    self.posts.append(added)
+    return added
   }
 
   private static func integer(_ raw: String?, name: String) throws(PageQueryError) -> Int? {

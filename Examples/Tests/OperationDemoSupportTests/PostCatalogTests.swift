@@ -17,9 +17,9 @@ import Testing
     #expect(self.catalog.post(id: -1) == nil)
   }
 
-  @Test func `pages have posts, total, skip and limit like dummyjson`() throws {
+  @Test func `pages have posts, total, skip and limit like dummyjson, newest first`() throws {
     let page = try self.catalog.page(limit: 10, skip: 20)
-    #expect(page.posts.map(\.id) == Array(21...25))
+    #expect(page.posts.map(\.id) == [5, 4, 3, 2, 1])
     #expect(page.total == 25)
     #expect(page.skip == 20)
     #expect(page.limit == 5)
@@ -44,13 +44,34 @@ import Testing
   }
 
   @Test func `raw query values are parsed`() throws {
-    #expect(try self.catalog.page(rawLimit: "5", rawSkip: "5").posts.map(\.id) == Array(6...10))
-    #expect(try self.catalog.page(rawLimit: nil, rawSkip: "24").posts.map(\.id) == [25])
+    #expect(
+      try self.catalog.page(rawLimit: "5", rawSkip: "5").posts.map(\.id) == [20, 19, 18, 17, 16]
+    )
+    #expect(try self.catalog.page(rawLimit: nil, rawSkip: "24").posts.map(\.id) == [1])
   }
 
-  @Test func `an added post gets the identifier after the last one`() {
-    let post = self.catalog.adding(NewPost(userId: 2, title: "T", body: "B"))
+  @Test func `every page together lists every post once, newest first`() throws {
+    let ids = try (0..<3).flatMap { try self.catalog.page(limit: 10, skip: $0 * 10).posts }
+    #expect(ids.map(\.id) == Array((1...25).reversed()))
+    #expect(Array(self.catalog.newestFirst) == self.catalog.posts.reversed())
+  }
+
+  @Test func `an added post gets the identifier after the last one and is kept`() throws {
+    var catalog = self.catalog
+    let post = catalog.add(NewPost(userId: 2, title: "T", body: "B"))
     #expect(post == CatalogPost(id: 26, userId: 2, title: "T", body: "B"))
-    #expect(self.catalog.posts.count == 25)
+    #expect(catalog.posts.count == 26)
+    #expect(catalog.post(id: 26) == post)
+    #expect(catalog.add(NewPost(userId: 3, title: "U", body: "C")).id == 27)
+  }
+
+  @Test func `an added post tops the first page and pushes the oldest one to the next`() throws {
+    var catalog = self.catalog
+    let post = catalog.add(NewPost(userId: 2, title: "T", body: "B"))
+    let first = try catalog.page(limit: 10, skip: 0)
+    #expect(first.posts.first == post)
+    #expect(first.posts.map(\.id) == Array((17...26).reversed()))
+    #expect(first.total == 26)
+    #expect(try catalog.page(limit: 10, skip: 20).posts.map(\.id) == [6, 5, 4, 3, 2, 1])
   }
 }

@@ -2,8 +2,8 @@ import Foundation
 import Operation
 
 extension Post {
-  struct FeedPage: Codable, Sendable {
-    let posts: [Post]
+  struct FeedPage: Codable, Hashable, Sendable {
+    var posts: [Post]
     let total: Int
     let skip: Int
     let limit: Int

@@ -1,8 +1,9 @@
 import Hummingbird
 import OperationDemoSupport
 
-/// Applies the server's faults before a route runs: the added latency, the offline switch
-/// (HTTP 503) and the seeded failures (HTTP 500).
+/// Applies the server's faults before a route runs: a step's hold on a request, the added latency,
+/// the offline switch (HTTP 503), the failures a step asked for and the seeded failures
+/// (HTTP 500).
 ///
 /// A failed request never reaches its route, so a retried `POST /posts/add` cannot create a post
 /// twice.
@@ -16,7 +17,9 @@ struct FaultInjectionMiddleware<Context: RequestContext>: RouterMiddleware {
     context: Context,
     next: @concurrent (Request, Context) async throws -> Response
   ) async throws -> Response {
-    let answer = self.state.admit(key: Self.key(for: request))
+    let key = Self.key(for: request)
+    let answer = self.state.admit(key: key)
+    await self.state.waitIfHeld(key: key)
     if self.state.plan.latency > .zero {
       try await Task.sleep(for: self.state.plan.latency)
     }
@@ -28,6 +31,8 @@ struct FaultInjectionMiddleware<Context: RequestContext>: RouterMiddleware {
       )
     case .injectedFailure:
       return .json(status: .internalServerError, message: "Injected failure (--failure-rate).")
+    case .requestedFailure:
+      return .json(status: .internalServerError, message: "Failure requested by the demo's step.")
     case .handled:
       return try await next(request, context)
     }

@@ -4,9 +4,10 @@ import OperationDemoSupport
 
 /// The posts API, shaped like dummyjson.com's:
 ///
-/// - `GET /posts?limit=&skip=` answers `{posts, total, skip, limit}`;
+/// - `GET /posts?limit=&skip=` answers `{posts, total, skip, limit}`, newest post first;
 /// - `GET /posts/{id}` answers the post, or 404 `{message}`;
-/// - `POST /posts/add` with `{userId, title, body}` answers 201 and the post with a new `id`.
+/// - `POST /posts/add` with `{userId, title, body}` answers 201 and the post with a new `id`, and
+///   (unlike dummyjson.com) keeps it.
 enum PostsRoutes {
   static func add(to router: Router<BasicRequestContext>, state: ServerState) {
     router.get("posts") { request, _ -> Response in
@@ -33,7 +34,7 @@ enum PostsRoutes {
     }
     router.post("posts/add") { request, context -> Response in
       let newPost = try await request.decode(as: NewPost.self, context: context)
-      return try .json(state.catalog.adding(newPost), status: .created)
+      return try .json(state.addPost(newPost), status: .created)
     }
   }
 }

@@ -7,6 +7,9 @@ final class ServerState: Sendable {
   enum Answer: Hashable, Sendable {
     /// The fault injection failed the request with HTTP 500.
     case injectedFailure
+    /// A step asked the server to fail requests with the request's key: HTTP 500
+    /// (``failingRequests(withKey:during:)``).
+    case requestedFailure
     /// The offline switch was on: HTTP 503.
     case offline
     /// The route answered (200, 201, 400 or 404).
@@ -14,14 +17,36 @@ final class ServerState: Sendable {
   }
 
   let plan: FaultPlan
-  let catalog: PostCatalog
+  private let posts: Locked<PostCatalog>
   private let ledger = Locked(RequestLedger())
-  private let answers = Locked([String: [Answer]]())
+  /// Every request's key and answer, in the order received.
+  private let log = Locked([(key: String, answer: Answer)]())
   private let isOfflineSwitch = Locked(false)
+  private let failingKeys = Locked([String: Int]())
+  private let holds = Locked([String: RequestHold]())
 
   init(plan: FaultPlan, catalog: PostCatalog = PostCatalog()) {
     self.plan = plan
-    self.catalog = catalog
+    self.posts = Locked(catalog)
+  }
+
+  /// The posts, including those added by `POST /posts/add`.
+  var catalog: PostCatalog {
+    self.posts.withLock { $0 }
+  }
+
+  /// Adds a post, as `POST /posts/add` does.
+  func addPost(_ post: NewPost) -> CatalogPost {
+    self.posts.withLock { $0.add(post) }
+  }
+
+  /// The requests received so far, in order.
+  var requestHistory: RequestHistory {
+    self.log.withLock { log in
+      log.reduce(into: RequestHistory()) {
+        $0.record(key: $1.key, reachedRoute: $1.answer == .handled)
+      }
+    }
   }
 
   /// Whether the server answers every request with HTTP 503, as if it could not be reached.
@@ -30,18 +55,60 @@ final class ServerState: Sendable {
     set { self.isOfflineSwitch.withLock { $0 = newValue } }
   }
 
+  /// Answers every request with `key` with HTTP 500 while `body` runs, whatever the failure
+  /// rate: every attempt of a retried request fails, deterministically.
+  ///
+  /// - Parameters:
+  ///   - key: The requests' key, such as `"POST /posts/add"`.
+  ///   - body: The work during which the requests fail.
+  /// - Returns: What `body` returns.
+  func failingRequests<Result>(
+    withKey key: String,
+    during body: () async throws -> Result
+  ) async rethrows -> Result {
+    self.failingKeys.withLock { $0[key, default: 0] += 1 }
+    defer {
+      self.failingKeys.withLock { keys in
+        keys[key, default: 1] -= 1
+        if keys[key] == 0 { keys[key] = nil }
+      }
+    }
+    return try await body()
+  }
+
+  /// Holds the next request with `key` before it is answered, until the returned hold is
+  /// released.
+  ///
+  /// - Parameter key: The request's key.
+  /// - Returns: The hold, which tells when the request arrives and lets it go on.
+  func holdNextRequest(withKey key: String) -> RequestHold {
+    let hold = RequestHold(key: key)
+    let replaced = self.holds.withLock { $0.updateValue(hold, forKey: key) }
+    replaced?.release()
+    return hold
+  }
+
+  /// Waits while a step holds the request (``holdNextRequest(withKey:)``); returns at once for a
+  /// request that is not held.
+  func waitIfHeld(key: String) async {
+    guard let hold = self.holds.withLock({ $0.removeValue(forKey: key) }) else { return }
+    await hold.hold()
+  }
+
   /// Records a request and decides how the server answers it.
   func admit(key: String) -> Answer {
     let occurrence = self.ledger.withLock { $0.record(key) }
     let answer: Answer =
       if self.isOffline {
         .offline
+      } else if self.failingKeys.withLock({ $0[key] != nil }) {
+        .requestedFailure
       } else if self.plan.injectsFailure(forRequest: key, occurrence: occurrence) {
         .injectedFailure
       } else {
         .handled
       }
-    self.answers.withLock { $0[key, default: []].append(answer) }
+    self.log.withLock { $0.append((key, answer)) }
     return answer
   }
 
@@ -55,28 +122,34 @@ final class ServerState: Sendable {
     self.ledger.withLock { $0.count(for: key) }
   }
 
-  /// The answers given to the requests with a key, in order.
-  func answers(for key: String) -> [Answer] {
-    self.answers.withLock { $0[key, default: []] }
+  /// The number of requests answered so far: a mark for ``answers(where:since:)``, so that a step
+  /// counts its own requests only.
+  var answerCount: Int {
+    self.log.withLock { $0.count }
   }
 
   /// The number of requests received whose key satisfies a predicate.
-  func requestCount(where isIncluded: (String) -> Bool) -> Int {
-    self.answers.withLock { answers in
-      answers.reduce(0) { $0 + (isIncluded($1.key) ? $1.value.count : 0) }
-    }
+  ///
+  /// - Parameters:
+  ///   - isIncluded: Whether a request's key counts.
+  ///   - mark: An ``answerCount`` read earlier: only the requests received since count.
+  func requestCount(where isIncluded: (String) -> Bool, since mark: Int = 0) -> Int {
+    self.answers(where: isIncluded, since: mark).count
   }
 
-  /// The answers given to the requests whose key satisfies a predicate, ordered by key and then
-  /// by time (the demo's operations request one key at a time).
-  func answers(where isIncluded: (String) -> Bool) -> [Answer] {
-    self.answers.withLock { answers in
-      answers.keys.sorted().filter(isIncluded).flatMap { answers[$0] ?? [] }
+  /// The answers given to the requests whose key satisfies a predicate, in order.
+  ///
+  /// - Parameters:
+  ///   - isIncluded: Whether a request's key counts.
+  ///   - mark: An ``answerCount`` read earlier: only the requests received since count.
+  func answers(where isIncluded: (String) -> Bool, since mark: Int = 0) -> [Answer] {
+    self.log.withLock { log in
+      log.dropFirst(mark).filter { isIncluded($0.key) }.map(\.answer)
     }
   }
 
   /// The number of answers of one kind, over every key.
   func count(of answer: Answer) -> Int {
-    self.answers.withLock { $0.values.reduce(0) { $0 + $1.count { $0 == answer } } }
+    self.log.withLock { $0.count { $0.answer == answer } }
   }
 }

@@ -18,6 +18,8 @@ enum CreatePostStep {
       onStateChanged: printer.stateChanged,
       onMutatingStarted: { _, context in printer.runStarted(context) }
     )
+    // NB: The embedded server keeps the post, so the id to expect is read before it does.
+    let expectedId = env.server.map { $0.catalog.posts.count + 1 }
     let result: Result<Post, any Error>
     do {
       result = .success(try await store.mutate(with: arguments, handler: handler))
@@ -25,7 +27,6 @@ enum CreatePostStep {
       result = .failure(error)
     }
     env.tallyDeduplicated(storeRuns: printer.runCount, label: "create post")
-    let expectedId = env.server.map { $0.catalog.posts.count + 1 }
     env.checkRun(
       result,
       label: "create post",

@@ -53,9 +53,14 @@ struct DemoEnvironment: Sendable {
 
   /// What the embedded server's fault injection did to the requests whose key satisfies a
   /// predicate; `nil` with `--base-url`, where the demo injects no faults.
-  func injectedFaults(where serverKeys: (String) -> Bool) -> InjectedFaults? {
+  ///
+  /// - Parameters:
+  ///   - serverKeys: Whether a server request key counts.
+  ///   - mark: The server's ``ServerState/answerCount`` when the step began, so that only the
+  ///     step's requests count; 0 counts every request.
+  func injectedFaults(where serverKeys: (String) -> Bool, since mark: Int = 0) -> InjectedFaults? {
     guard let server = self.server else { return nil }
-    let answers = server.answers(where: serverKeys)
+    let answers = server.answers(where: serverKeys, since: mark)
     return InjectedFaults(
       failureRate: server.plan.failureRate,
       requests: answers.count,
@@ -70,12 +75,15 @@ struct DemoEnvironment: Sendable {
   ///   - result: The run's outcome, or `nil` when the step stopped waiting for one.
   ///   - label: The operation's label.
   ///   - serverKeys: Whether a server request key belongs to the operation.
+  ///   - mark: The server's ``ServerState/answerCount`` before the operation's first request,
+  ///     when earlier steps sent requests with the same keys; 0 counts every request.
   ///   - expectation: The text of the expected value.
   ///   - isExpected: Whether a value is the expected one.
   func checkRun<Value>(
     _ result: Result<Value, any Error>?,
     label: String,
     serverKeys: @escaping (String) -> Bool,
+    since mark: Int = 0,
     expectation: String,
     isExpected: (Value) -> Bool
   ) {
@@ -92,7 +100,7 @@ struct DemoEnvironment: Sendable {
         label: label,
         expectation: expectation,
         attempts: attempts,
-        faults: self.injectedFaults(where: serverKeys)
+        faults: self.injectedFaults(where: serverKeys, since: mark)
       )
     )
     if let server = self.server {
@@ -100,7 +108,7 @@ struct DemoEnvironment: Sendable {
         .requestsPerAttempt(
           label: label,
           attempts: attempts,
-          requests: server.requestCount(where: serverKeys)
+          requests: server.requestCount(where: serverKeys, since: mark)
         )
       )
     }

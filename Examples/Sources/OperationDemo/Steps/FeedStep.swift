@@ -80,7 +80,7 @@ enum FeedStep {
     env.checks.record(
       .postsAppearOnce(
         ids: posts.map(\.id),
-        expectedIds: env.server.map { Array(1...$0.catalog.posts.count) }
+        expectedIds: env.server.map { $0.catalog.newestFirst.map(\.id) }
       )
     )
     if let server = env.server {

@@ -1,10 +1,10 @@
 import Operation
 import OperationDemoSupport
 
-/// Step 6: a store that failed while offline runs again by itself when the network comes back.
+/// Step 8: a store that failed while offline runs again by itself when the network comes back.
 enum ReconnectStep {
   static func run(_ env: DemoEnvironment) async {
-    env.terminal.step(6, "Offline, then online: the store re-runs by itself")
+    env.terminal.step(8, "Offline, then online: the store re-runs by itself")
     env.terminal.note(
       "Post.query(for:) has .rerunOnChange(of: .connected(to: observer)). The observer is a"
     )
