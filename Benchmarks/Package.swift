@@ -18,11 +18,15 @@ let package = Package(
   ],
   targets: [
     // glibc's heap statistics, which the Glibc module does not export.
-    .target(name: "CHeapStatistics"),
+    .target(name: "CHeapStatistics", cSettings: valgrindReadableDebugInfo),
+    // Callgrind's client requests, so that `OperationProfile` can count the instructions of a
+    // measured loop alone, after a long setup (`valgrind --tool=callgrind --instr-atstart=no`).
+    .target(name: "CCallgrind", cSettings: valgrindReadableDebugInfo),
     // The scenarios and their fixtures, shared by the benchmark suite and the profiling tool.
     .target(
       name: "OperationBenchmarkSupport",
       dependencies: [
+        "CCallgrind",
         "CHeapStatistics",
         .product(name: "Operation", package: "swift-operation"),
         .product(name: "OperationGraph", package: "swift-operation"),
@@ -50,3 +54,10 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// NB: The toolchain's clang writes DWARF 5, which Valgrind 3.19 reads only in part: with two C
+// targets in DWARF 5 it gave up on `OperationProfile` ("debuginfo reader: Possibly corrupted
+// debuginfo file"). Swift code is in DWARF 4 already; the C targets are compiled to match.
+var valgrindReadableDebugInfo: [CSetting] {
+  [.unsafeFlags(["-gdwarf-4"])]
+}

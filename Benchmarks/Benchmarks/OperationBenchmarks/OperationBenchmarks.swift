@@ -33,11 +33,18 @@ private enum Metrics {
   static let graphFanOut = metric("(9) fan-out of 10k (ns/node)")
   static let graphChainHeap = metric("(9) chain heap (B/node)")
   static let graphFanOutHeap = metric("(9) fan-out heap (B/node)")
+  static let invalidation = metric("(10) invalidate(matching:) (ns/call)")
+  static let invalidationMatches = metric("(10) stores matched per call")
+  static let selectionUpdate = metric("(11) selection (ns/update)")
+  static let selectionCalls = metric("(11) selection handler calls x1000/update")
+  static let plainUpdate = metric("(11) plain subscribers (ns/update)")
+  static let plainCalls = metric("(11) plain handler calls x1000/update")
 
   static let custom = [
     bodyRuns, concurrentWall, firstCreation, lastCreation, lookup, residentPerStore, heapPerStore,
     matching, mutate, mutateResident, mutateHeap, firstPages, lastPages, pageRatio, graphChain,
-    graphFanOut, graphChainHeap, graphFanOutHeap,
+    graphFanOut, graphChainHeap, graphFanOutHeap, invalidation, invalidationMatches,
+    selectionUpdate, selectionCalls, plainUpdate, plainCalls,
   ]
 }
 
@@ -191,6 +198,51 @@ let benchmarks: @Sendable () -> Void = {
       let figures = try await graphRun(shape)
       benchmark.measurement(time, Int(figures.totalNanosecondsPerNode))
       benchmark.measurement(heap, Int(figures.heapBytesPerNode))
+    }
+  }
+
+  // MARK: (10)
+
+  for storeCount in [100_000, 1_000_000] {
+    Benchmark(
+      "(10) invalidate(matching:rerun: .none), 100 of \(storeCount) stores",
+      configuration: .init(
+        metrics: [Metrics.invalidation, Metrics.invalidationMatches],
+        maxDuration: .seconds(2),
+        maxIterations: 20
+      )
+    ) { benchmark, fixture in
+      let calls = 1_000
+      let start = ContinuousClock.now
+      let matched = await fixture.invalidate(count: calls)
+      benchmark.measurement(Metrics.invalidation, nanoseconds(since: start) / calls)
+      benchmark.measurement(Metrics.invalidationMatches, matched / calls)
+    } setup: {
+      // NB: As in (5): 100 matches per prefix at both sizes, so that the two figures compare the
+      // same work in a larger client.
+      MatchingFixture(storeCount: storeCount, groups: storeCount / 100)
+    }
+  }
+
+  // MARK: (11)
+
+  for (form, time, calls) in [
+    (SelectionFanOut.Form.selection, Metrics.selectionUpdate, Metrics.selectionCalls),
+    (SelectionFanOut.Form.plain, Metrics.plainUpdate, Metrics.plainCalls),
+  ] {
+    Benchmark(
+      "(11) state update, 1,000 subscribers, \(form.rawValue)",
+      configuration: .init(metrics: [time, calls], maxDuration: .seconds(2), maxIterations: 50)
+    ) { benchmark, fanOut in
+      let updates = 1_000
+      let before = fanOut.handlerCalls
+      let start = ContinuousClock.now
+      fanOut.run(count: updates)
+      benchmark.measurement(time, nanoseconds(since: start) / updates)
+      // NB: Handler calls per update, times 1,000, so that a fraction would still show.
+      benchmark.measurement(calls, (fanOut.handlerCalls - before) * 1_000 / updates)
+    } setup: {
+      SelectionFanOut(form, subscribers: 1_000)
     }
   }
 }

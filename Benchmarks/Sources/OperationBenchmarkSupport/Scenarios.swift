@@ -144,7 +144,8 @@ public func storeCreation(count: Int = 100_000, batch: Int = 10_000) -> StoreCre
 public final class MatchingFixture: Sendable {
   /// The client.
   public let client: OperationClient
-  private let prefixes: [OperationPath]
+  /// The prefixes `["user", n]`, one per group.
+  let prefixes: [OperationPath]
   /// How many stores each prefix matches.
   public let matchesPerPrefix: Int
 

@@ -14,7 +14,8 @@ import OperationBenchmarkSupport
 let usage = """
   usage: OperationProfile <scenario> [count]
   scenarios: fetch, fetch-defaults, concurrent, stores, matching, matching-1m, subscribers,
-             mutate, pages, graph-chain, graph-fan-out, all
+             mutate, pages, graph-chain, graph-fan-out, invalidate, invalidate-1m, selection,
+             selection-plain, all
   """
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -121,10 +122,52 @@ func run(_ scenario: String) async throws {
       \(format(figures.runNanosecondsPerNode))); heap \(format(figures.heapBytesPerNode)) B per node
       """
     )
+  case "invalidate", "invalidate-1m":
+    let storeCount = scenario == "invalidate" ? 100_000 : 1_000_000
+    let fixture = MatchingFixture(storeCount: storeCount, groups: storeCount / 100)
+    if let problem = await fixture.verifyInvalidation(ofGroup: 0) {
+      print("error: invalidate(matching: [\"user\", 0], rerun: .none) \(problem)")
+      exit(1)
+    }
+    let calls = count ?? 10_000
+    await fixture.invalidate(count: 100)
+    // NB: Under `valgrind --tool=callgrind --instr-atstart=no`, only the calls are counted.
+    let start = ContinuousClock.now
+    let matched = await Callgrind.measure { await fixture.invalidate(count: calls) }
+    let perCall = Double(nanoseconds(since: start)) / Double(calls)
+    guard matched == calls * fixture.matchesPerPrefix else {
+      print("error: matched \(matched) stores in \(calls) calls")
+      exit(1)
+    }
+    print(
+      """
+      (10) invalidate(matching:rerun: .none) among \(storeCount) stores, \
+      \(fixture.matchesPerPrefix) matches: \(format(perCall)) ns per call (\(calls) calls)
+      """
+    )
+  case "selection", "selection-plain":
+    let fanOut = SelectionFanOut(scenario == "selection" ? .selection : .plain)
+    let updates = count ?? 10_000
+    let initialCalls = fanOut.handlerCalls
+    fanOut.run(count: 10)
+    let warmUpCalls = fanOut.handlerCalls - initialCalls
+    let before = fanOut.handlerCalls
+    let start = ContinuousClock.now
+    Callgrind.measure { fanOut.run(count: updates) }
+    let perUpdate = Double(nanoseconds(since: start)) / Double(updates)
+    let calls = fanOut.handlerCalls - before
+    print(
+      """
+      (11) \(fanOut.form.rawValue), \(fanOut.subscriberCount) subscribers: \(format(perUpdate)) ns \
+      per update; handler calls: \(initialCalls) initial, \(warmUpCalls) in 10 warm-up updates, \
+      \(calls) in \(updates) updates (\(format(Double(calls) / Double(updates))) per update)
+      """
+    )
   case "all":
     for scenario in [
       "fetch", "fetch-defaults", "concurrent", "stores", "matching", "matching-1m", "subscribers",
-      "mutate", "pages", "graph-chain", "graph-fan-out",
+      "mutate", "pages", "graph-chain", "graph-fan-out", "invalidate", "invalidate-1m", "selection",
+      "selection-plain",
     ] {
       // NB: The main thread blocks on a semaphore instead of using an `async` top level: an `async` main
       // parks the main thread in libdispatch's `sigsuspend`, which makes Valgrind 3.19 crash.

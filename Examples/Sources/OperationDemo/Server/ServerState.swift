@@ -22,7 +22,10 @@ final class ServerState: Sendable {
   /// Every request's key and answer, in the order received.
   private let log = Locked([(key: String, answer: Answer)]())
   private let isOfflineSwitch = Locked(false)
+  /// The keys of the requests to fail, with the number of ``failingRequests(withKey:during:)``
+  /// calls in progress for each.
   private let failingKeys = Locked([String: Int]())
+  /// The holds waiting for their request, by key (``holdNextRequest(withKey:)``).
   private let holds = Locked([String: RequestHold]())
 
   init(plan: FaultPlan, catalog: PostCatalog = PostCatalog()) {

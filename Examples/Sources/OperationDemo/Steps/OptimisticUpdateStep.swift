@@ -70,7 +70,6 @@ enum OptimisticUpdateStep {
     if let server = env.server {
       (result, idsInFlight) = await server.failingRequests(withKey: Self.createKey) {
         let hold = server.holdNextRequest(withKey: Self.createKey)
-        defer { hold.release() }
         async let mutation = mutate()
         var idsInFlight: [Int]?
         if await hold.waitForArrival(within: .seconds(10)) {
@@ -81,6 +80,7 @@ enum OptimisticUpdateStep {
               + describeFeed(feed.state)
           )
         }
+        // NB: Released whether or not the request arrived, so that the mutation always ends.
         hold.release()
         return (await mutation, idsInFlight)
       }
