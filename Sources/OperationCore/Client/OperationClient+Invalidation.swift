@@ -40,7 +40,8 @@ extension OperationClient {
   /// running is enabled). A rerun does not join a run in flight that started earlier, and the
   /// results of such runs no longer reach the store; see
   /// ``OperationStore/invalidateAndRerun()``. Mutations are marked like other stores, but never
-  /// run again.
+  /// run again. A paginated store's rerun is a plain run, which (as in swift-operation 0.5)
+  /// fetches the first page again and replaces the pages with it.
   ///
   /// The cost is proportional to the number of matching stores, not to the size of the client.
   /// Cancelling the calling task cancels the reruns it started.

@@ -1,3 +1,5 @@
+import Synchronization
+
 // MARK: - Modifiers
 
 extension MutationRequest where Self: SendableMetatype {
@@ -142,13 +144,19 @@ public struct _MutationStoreEffectModifier<Operation: MutationRequest>: Operatio
   /// The work that precedes the mutation; returns the work that follows it.
   let begin: @Sendable (OperationClient, Operation.Arguments) -> Completion
 
+  /// Tells this modifier's effects apart from other modifiers' in one run.
+  private let identity = nextStoreEffectIdentity.add(1, ordering: .relaxed).newValue
+
   init(begin: @escaping @Sendable (OperationClient, Operation.Arguments) -> Completion) {
     self.begin = begin
   }
 
   /// Runs the work before the mutation, the mutation, and the work after it.
   ///
-  /// Without a client or arguments in the context, the mutation runs alone.
+  /// In a store, the work before happens once per run, before its first attempt, and the work
+  /// after once the run is over, with its final result, however many attempts a
+  /// `retry(limit:)` outside this modifier makes. Outside a store, or without a client or
+  /// arguments in the context, it happens around each call.
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
@@ -158,6 +166,22 @@ public struct _MutationStoreEffectModifier<Operation: MutationRequest>: Operatio
     guard let client = context.operationClient,
       let arguments = context.mutationArguments(as: Operation.Arguments.self)
     else {
+      return try await operation.run(isolation: isolation, in: context, with: continuation)
+    }
+    if let store = context.runningOperationStore, let order = context.storeRunOrder {
+      _ = store.startRunEffects(sequence: order.sequence, identity: self.identity) {
+        let complete = self.begin(client, arguments)
+        return { result in
+          // NB: The store's result is this mutation's: a store's operation keeps the value and
+          // failure types of the mutations it wraps.
+          switch result {
+          case .success(let value):
+            await complete(.success((value as! Operation.Value).returnValue))
+          case .failure(let error):
+            await complete(.failure(error as! Operation.MutateFailure))
+          }
+        }
+      }
       return try await operation.run(isolation: isolation, in: context, with: continuation)
     }
     let complete = self.begin(client, arguments)
@@ -171,3 +195,5 @@ public struct _MutationStoreEffectModifier<Operation: MutationRequest>: Operatio
     }
   }
 }
+
+private let nextStoreEffectIdentity = Atomic<Int>(0)

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The runtime of a stateful operation: it runs the operation and keeps its state for every
 /// observer.
 ///
@@ -40,6 +42,8 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
 
   private let operation: RunBox<State>
   let lock: RecursiveLock<Storage>
+  /// The number of runs with effects that have not ended; see `RunEffects`.
+  let runEffectsCount = Atomic<Int>(0)
 
   struct Storage: Sendable {
     var state: State
@@ -63,6 +67,8 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     var protection = MutationProtection<State.StateValue>()
     /// The timer that collects the store once it has been unobserved for its collection delay.
     var collection = CollectionState()
+    /// The work that runs once a run ends, by run number; see `RunEffects`.
+    var runEffects = [Int: RunEffects]()
     var subscribers = Subscribers<OperationEventHandler<State>>()
     /// Handlers that receive the events without counting as subscribers; see `observe(with:)`.
     var observers = Subscribers<OperationEventHandler<State>>()
@@ -409,6 +415,15 @@ extension OperationStore {
     }
     var finalContext = context
     finalContext.operationResultUpdateReason = .returnedFinalResult
+    // NB: A run's effects end before its result is recorded, so that a mutation stays loading
+    // while, for example, the stores it invalidates run again. Most runs have none, which the
+    // counter tells without the lock.
+    if self.runEffectsCount.load(ordering: .relaxed) > 0,
+      let effects = self.lock.withLock({ $0.runEffects.removeValue(forKey: sequence) })
+    {
+      self.runEffectsCount.subtract(1, ordering: .relaxed)
+      await effects.end(with: result.map { $0 as any Sendable }.mapError { $0 as any Error })
+    }
     self.lock.withLock { storage in
       // NB: Marked under the lock that yields take, so that a yield either lands before the
       // final result or is ignored; it can never overwrite the final result.
@@ -422,6 +437,7 @@ extension OperationStore {
       if let index = storage.runsInFlight.lastIndex(where: { $0.id == task.id }) {
         storage.runsInFlight.remove(at: index)
       }
+
       if sequence >= storage.resetFloor {
         if Self.accepts(sequence, in: &storage) {
           var finishedTask = task

@@ -137,6 +137,71 @@ import Testing
     #expect(store.history.count == 1)
   }
 
+  @Test func `Retried Attempts Apply The Change Once And Resolve It After The Last`() async throws {
+    let client = OperationClient()
+    let feed = client.store(for: SteppedQuery(path: ["feed"]))
+    feed.currentValue = 0
+    let values = ValueRecorder<Int?>()
+    let subscription = feed.subscribe { values.record($0.currentValue) }
+    let mutation = FlakyMutation(failures: 2)
+    let store = client.store(
+      for:
+        mutation
+        .optimisticUpdate(of: Feed.self, matching: { _ in ["feed"] }) { value, _ in
+          value = (value ?? 0) + 1
+        }
+        .retry(limit: 2)
+    )
+
+    #expect(try await store.mutate(with: "a") == "a")
+    #expect(mutation.attempts.value == 3)
+    #expect(values.values.removingRepeats() == [0, 1])
+    #expect(feed.currentValue == 1)
+    subscription.cancel()
+  }
+
+  @Test func `Retried Attempts That All Fail Roll Back Once`() async {
+    let client = OperationClient()
+    let feed = client.store(for: SteppedQuery(path: ["feed"]))
+    feed.currentValue = 0
+    let values = ValueRecorder<Int?>()
+    let subscription = feed.subscribe { values.record($0.currentValue) }
+    let mutation = FlakyMutation(failures: 5)
+    let store = client.store(
+      for:
+        mutation
+        .optimisticUpdate(of: Feed.self, matching: { _ in ["feed"] }) { value, _ in
+          value = (value ?? 0) + 1
+        }
+        .retry(limit: 2)
+    )
+
+    await #expect(throws: TestError.self) { try await store.mutate(with: "a") }
+    #expect(mutation.attempts.value == 3)
+    #expect(values.values.removingRepeats() == [0, 1, 0])
+    subscription.cancel()
+  }
+
+  @Test func `Retried Attempts Invalidate Once, After The Last`() async throws {
+    let client = OperationClient()
+    let query = SteppedQuery(path: ["feed"])
+    let feed = client.store(for: query)
+    let subscription = feed.subscribe { _ in }
+    query.steps.release(0, returning: 1)
+    try await feed.activeTasks.first?.runIfNeeded()
+
+    let mutation = FlakyMutation(failures: 1)
+    let store = client.store(
+      for: mutation.invalidates(matching: { _ in ["feed"] }).retry(limit: 1)
+    )
+    query.steps.release(1, returning: 2)
+    #expect(try await store.mutate(with: "a") == "a")
+    #expect(mutation.attempts.value == 2)
+    #expect(query.steps.startedCount == 2)
+    #expect(feed.currentValue == 2)
+    subscription.cancel()
+  }
+
   @Test func `A Detached Mutation Store Runs The Mutation Alone`() async throws {
     let mutation = GatedMutation()
     let store = OperationStore.detached(
@@ -146,5 +211,37 @@ import Testing
     let run = Task { try await store.mutate(with: "a") }
     mutation.gates.release("a")
     #expect(try await run.value == "a")
+  }
+}
+
+/// A mutation that fails its first `failures` attempts with ``TestError`` and then returns its
+/// arguments.
+private struct FlakyMutation: MutationRequest {
+  let failures: Int
+  let attempts = CallCounter()
+
+  var path: OperationPath { ["flaky", ObjectIdentifier(self.attempts)] }
+
+  func mutate(
+    isolation: isolated (any Actor)?,
+    with arguments: String,
+    in context: OperationContext,
+    with continuation: OperationContinuation<String, any Error>
+  ) async throws -> String {
+    if self.attempts.increment() <= self.failures {
+      throw TestError()
+    }
+    return arguments
+  }
+}
+
+extension Array where Element: Equatable {
+  /// The elements without consecutive repeats: the values a subscriber saw change.
+  fileprivate func removingRepeats() -> [Element] {
+    var result = [Element]()
+    for element in self where result.last != element {
+      result.append(element)
+    }
+    return result
   }
 }
