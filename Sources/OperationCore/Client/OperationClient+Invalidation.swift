@@ -57,18 +57,11 @@ extension OperationClient {
     rerun: RerunPolicy = .observed,
     where predicate: (OpaqueOperationStore) -> Bool = { _ in true }
   ) async -> BulkResult {
-    var result = BulkResult()
-    var reruns = [(OperationPath, OperationTask<any Sendable, any Error>)]()
-    for store in self.stores(matching: path) where predicate(store) {
-      result.matched.append(store.path)
-      if Self.reruns(store, policy: rerun) {
-        reruns.append((store.path, store.invalidateAndRerun()))
-      } else {
+    await self.forEachStore(matching: path, rerun: rerun, where: predicate) { store, reruns in
+      if !reruns {
         store.invalidate()
       }
     }
-    await Self.wait(for: reruns, into: &result)
-    return result
   }
 
   /// Cancels the runs in flight of the stores whose paths start with `path`.
@@ -112,12 +105,26 @@ extension OperationClient {
     rerun: RerunPolicy = .observed,
     where predicate: (OpaqueOperationStore) -> Bool = { _ in true }
   ) async -> BulkResult {
+    await self.forEachStore(matching: path, rerun: rerun, where: predicate) { store, _ in
+      store.resetState()
+    }
+  }
+
+  /// Calls `body` on each matching store (with whether it reruns), then reruns those that
+  /// `rerun` names, and waits for the reruns.
+  private func forEachStore(
+    matching path: OperationPath,
+    rerun: RerunPolicy,
+    where predicate: (OpaqueOperationStore) -> Bool,
+    _ body: (OpaqueOperationStore, _ reruns: Bool) -> Void
+  ) async -> BulkResult {
     var result = BulkResult()
     var reruns = [(OperationPath, OperationTask<any Sendable, any Error>)]()
     for store in self.stores(matching: path) where predicate(store) {
       result.matched.append(store.path)
-      store.resetState()
-      if Self.reruns(store, policy: rerun) {
+      let storeReruns = Self.reruns(store, policy: rerun)
+      body(store, storeReruns)
+      if storeReruns {
         reruns.append((store.path, store.invalidateAndRerun()))
       }
     }
@@ -126,11 +133,11 @@ extension OperationClient {
   }
 
   private static func reruns(_ store: OpaqueOperationStore, policy: RerunPolicy) -> Bool {
-    guard !store.isMutation else { return false }
     switch policy {
-    case .observed: return store.subscriberCount > 0 && store.isAutomaticRunningEnabled
-    case .all: return true
-    case .none: return false
+    case .observed:
+      store.subscriberCount > 0 && !store.isMutation && store.isAutomaticRunningEnabled
+    case .all: !store.isMutation
+    case .none: false
     }
   }
 
