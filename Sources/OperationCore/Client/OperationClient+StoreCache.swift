@@ -76,10 +76,16 @@ extension OperationClient {
       let candidates = self.stores.withLock { $0 }
       let evictable = candidates.filter { $0.isEvictable(under: pressure) }
       guard !evictable.isEmpty else { return }
-      self.stores.withLock { stores in
+      let evicted = self.stores.withLock { stores in
+        var evicted = [OpaqueOperationStore]()
         for store in evictable where stores[store.path] === store {
           stores.removeValue(forPath: store.path)
+          evicted.append(store)
         }
+        return evicted
+      }
+      for store in evicted {
+        store.context.record(.evicted, path: store.path)
       }
       // NB: `candidates` and `evictable` release the evicted stores here, after the lock.
     }

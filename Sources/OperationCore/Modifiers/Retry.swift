@@ -97,6 +97,7 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
         return try await operation.run(isolation: isolation, in: context, with: continuation)
       } catch {
         guard self.shouldRetry(index + 1, error) else { throw error }
+        context.record(.retried(attempt: index + 1))
         try? await context.operationDelayer.delay(for: context.operationBackoffFunction(index + 1))
         context.operationRetryIndex = index
       }

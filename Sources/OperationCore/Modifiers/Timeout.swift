@@ -120,6 +120,7 @@ where Operation.Failure == any Error {
     with continuation: OperationContinuation<Operation.Value, Operation.Failure>
   ) async throws -> Operation.Value {
     guard self.duration > .zero else {
+      context.record(.timedOut)
       throw OperationTimeoutError(duration: self.duration)
     }
     let race = TimeoutRace(waitsForCancelledWork: self.waitsForCancelledWork)
@@ -164,6 +165,7 @@ where Operation.Failure == any Error {
     }
     switch decision {
     case .timedOut:
+      context.record(.timedOut)
       throw OperationTimeoutError(duration: duration)
     case .workFinished:
       // NB: The work task stored its result before it told the race it finished, and the race

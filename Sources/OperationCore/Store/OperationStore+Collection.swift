@@ -179,7 +179,9 @@ extension OperationStore {
       storage.collection.isCollected = true
       return client
     }
-    collected?.notifyCollected(OpaqueOperationStore(erasing: self))
+    guard let collected else { return }
+    collected.notifyCollected(OpaqueOperationStore(erasing: self))
+    self.context.record(.evicted, path: self.path)
   }
 }
 

@@ -42,6 +42,9 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
 
   private let operation: RunBox<State>
   let lock: RecursiveLock<Storage>
+  /// The name of the operation's type, without its modifiers, when the store has instruments.
+  let operationTypeName: String?
+
   /// The number of runs with effects that have not ended; see `RunEffects`.
   let runEffectsCount = Atomic<Int>(0)
 
@@ -91,6 +94,9 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     var context = initialContext
     operation.setup(context: &context)
     self.path = operation.path
+    // NB: Only instruments read the name, so stores without instruments do not build it.
+    self.operationTypeName =
+      context.operationInstruments.isEmpty ? nil : operation._debugTypeName
     self.operation = IsolatedRunBox(operation)
     self.lock = RecursiveLock(Storage(state: initialState, context: context))
     self.attachControllers(context: context, initialState: initialState)
@@ -394,6 +400,8 @@ extension OperationStore {
       guard Self.hasReceivers(storage, runHandler: handler) else { return }
       self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
     }
+    let instruments = context.operationInstruments
+    let observation = instruments.isEmpty ? nil : self.startObservation(instruments, context)
     let run = RunRecord()
     let continuation = OperationContinuation<State.OperationValue, State.Failure> {
       result,
@@ -415,6 +423,9 @@ extension OperationStore {
     }
     var finalContext = context
     finalContext.operationResultUpdateReason = .returnedFinalResult
+    if let observation {
+      observation.end(result)
+    }
     // NB: A run's effects end before its result is recorded, so that a mutation stays loading
     // while, for example, the stores it invalidates run again. Most runs have none, which the
     // counter tells without the lock.

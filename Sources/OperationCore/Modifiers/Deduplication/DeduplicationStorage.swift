@@ -142,6 +142,7 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
       switch action {
       case .wait:
         context.deduplicationJoinObserver?(.joined)
+        context.record(.joinedRunInFlight)
       case .startRun(let run):
         self.start(run, startRun: startRun)
         context.deduplicationJoinObserver?(.started)

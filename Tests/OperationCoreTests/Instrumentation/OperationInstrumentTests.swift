@@ -1,0 +1,133 @@
+import Foundation
+import Operation
+import OperationTestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct `OperationInstrument tests` {
+  private func client(_ instrument: RecordingInstrument) -> OperationClient {
+    var context = OperationContext()
+    context.operationInstruments = [instrument]
+    return OperationClient(defaultContext: context)
+  }
+
+  @Test func `A Successful Run Is Observed From Start To Success`() async throws {
+    let instrument = RecordingInstrument()
+    let store = self.client(instrument).store(for: TestQuery())
+    try await store.fetch()
+    #expect(instrument.log == ["start TestQuery", "end success"])
+  }
+
+  @Test func `A Failure With Retries Records Each Retry And One Failed Run`() async {
+    let instrument = RecordingInstrument()
+    let store = self.client(instrument).store(for: FailingQuery().retry(limit: 2))
+    await #expect(throws: TestError.self) { try await store.fetch() }
+    let path = store.path.description
+    #expect(
+      instrument.log == [
+        "start FailingQuery", "retried 1 at \(path)", "retried 2 at \(path)", "end failure",
+      ]
+    )
+  }
+
+  @Test func `A Run That Joins A Run In Flight Is Recorded As A Join`() async throws {
+    let instrument = RecordingInstrument()
+    let query = GatedQuery()
+    let store = self.client(instrument).store(for: query.deduplicated())
+    let first = Task { try await store.fetch() }
+    await query.started.wait()
+    let second = Task { try await store.fetch() }
+    await instrument.waitForEvents(1)
+    query.gate.open()
+    _ = try await (first.value, second.value)
+    #expect(instrument.log.filter { $0.hasPrefix("joined") }.count == 1)
+    #expect(instrument.log.filter { $0 == "end success" }.count == 2)
+  }
+
+  @Test func `A Cancelled Run Ends Cancelled`() async {
+    let instrument = RecordingInstrument()
+    let query = GatedQuery()
+    let store = self.client(instrument).store(for: query)
+    let run = Task { try await store.fetch() }
+    await query.started.wait()
+    run.cancel()
+    query.gate.open()
+    _ = try? await run.value
+    #expect(instrument.log.last == "end cancelled")
+  }
+
+  @Test func `A Timed Out Run Records The Timeout And Ends Timed Out`() async {
+    let instrument = RecordingInstrument()
+    let delayer = ManualDelayer()
+    let query = GatedQuery()
+    let store = self.client(instrument).store(
+      for: query.timeout(after: .seconds(1)).delayer(delayer)
+    )
+    let run = Task { try await store.fetch() }
+    await delayer.waitForDelays(count: 1)
+    delayer.resumeAll()
+    await #expect(throws: OperationTimeoutError.self) { try await run.value }
+    query.gate.open()
+    #expect(instrument.log.contains { $0.hasPrefix("timedOut") })
+    #expect(instrument.log.last == "end timeout")
+  }
+
+  @Test func `A Collected Store Is Recorded As Evicted`() async {
+    let instrument = RecordingInstrument()
+    let delayer = ManualDelayer()
+    var context = OperationContext()
+    context.operationInstruments = [instrument]
+    context.collectionDelay = .seconds(1)
+    context.collectionDelayer = delayer
+    // NB: A clock that does not move leaves the end of the delay to the delayer.
+    context.operationClock = ManualOperationClock()
+    let client = OperationClient(defaultContext: context)
+    let store = client.store(for: TestQuery())
+    await delayer.waitForDelays(count: 1)
+    delayer.resumeAll()
+    await instrument.waitForEvents(1)
+    #expect(instrument.log == ["evicted \(store.path.description)"])
+  }
+
+  @Test func `The Modifier Instruments One Operation`() async throws {
+    let instrument = RecordingInstrument()
+    let client = OperationClient()
+    try await client.store(for: TestQuery().instrumented(with: instrument)).fetch()
+    _ = try? await client.store(for: FailingQuery()).fetch()
+    #expect(instrument.log == ["start TestQuery", "end success"])
+  }
+}
+
+/// Records runs and events as short lines, in order.
+private final class RecordingInstrument: OperationInstrument {
+  private let lines = ValueRecorder<String>()
+  private let events = AsyncCounter()
+
+  var log: [String] { self.lines.values }
+
+  func waitForEvents(_ count: Int) async {
+    await self.events.wait(for: count)
+  }
+
+  func runStarted(_ run: OperationRunInfo) -> (any OperationRunObservation)? {
+    self.lines.record("start \(run.operationTypeName ?? "?")")
+    return Observation(lines: self.lines)
+  }
+
+  func record(_ event: OperationInstrumentEvent, path: OperationPath, context: OperationContext) {
+    switch event {
+    case .retried(let attempt): self.lines.record("retried \(attempt) at \(path.description)")
+    case .joinedRunInFlight: self.lines.record("joined")
+    case .timedOut: self.lines.record("timedOut")
+    case .evicted: self.lines.record("evicted \(path.description)")
+    }
+    self.events.increment()
+  }
+
+  private struct Observation: OperationRunObservation {
+    let lines: ValueRecorder<String>
+
+    func runEnded(_ outcome: OperationRunOutcome, duration: Duration) {
+      self.lines.record("end \(outcome.name)")
+    }
+  }
+}
