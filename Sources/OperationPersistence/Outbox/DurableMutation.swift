@@ -32,7 +32,9 @@ where Self: Sendable, Arguments: Codable, MutateFailure == any Error {
     lane: (@Sendable (Arguments) -> String)? = nil
   ) -> ModifiedOperation<Self, _DurableMutationModifier<Self>> {
     outbox.register(self, kind: kind)
-    return self.modifier(_DurableMutationModifier(outbox: outbox, kind: kind, lane: lane))
+    return self.modifier(
+      _DurableMutationModifier(outbox: outbox, kind: kind, lane: lane, keys: RunKeys())
+    )
   }
 }
 
@@ -43,6 +45,7 @@ where Operation.Arguments: Codable, Operation.MutateFailure == any Error {
   let outbox: MutationOutbox
   let kind: String
   let lane: (@Sendable (Operation.Arguments) -> String)?
+  let keys: RunKeys
 
   /// Enqueues the run's arguments in the outbox and waits for the delivery.
   public func run(
@@ -57,8 +60,46 @@ where Operation.Arguments: Codable, Operation.MutateFailure == any Error {
     }
     let data = try JSONEncoder().encode(arguments)
     let lane = self.lane?(arguments) ?? PersistentQueryCache.key(for: operation.path)
-    let value = try await self.outbox.enqueueAndWait(kind: self.kind, data: data, lane: lane)
+    let value = try await self.outbox.enqueueAndWait(
+      kind: self.kind,
+      data: data,
+      lane: lane,
+      idempotencyKey: self.keys.key(in: context),
+      context: context
+    )
     // NB: The outbox delivers with the registered mutation, whose value has this type.
     return MutationOperationValue(returnValue: value as! Operation.MutateValue)
+  }
+}
+
+/// The idempotency key of each store run of a durable mutation, so that every attempt of one run
+/// (a `retry(limit:)` outside the modifier, as the default store creator adds) waits for the
+/// same entry instead of enqueueing the mutation again under a new key.
+final class RunKeys: Sendable {
+  private let keys = Lock([RunKey: String]())
+
+  private struct RunKey: Hashable {
+    let store: ObjectIdentifier
+    let sequence: Int
+  }
+
+  /// The key of the run of `context`; a new one outside a store's run.
+  func key(in context: OperationContext) -> String {
+    guard let store = context.runningOperationStore, let order = context.storeRunOrder else {
+      return UUID().uuidString
+    }
+    let runKey = RunKey(store: ObjectIdentifier(store.base as AnyObject), sequence: order.sequence)
+    let key = self.keys.withLock { keys in
+      if let key = keys[runKey] { return key }
+      let key = UUID().uuidString
+      keys[runKey] = key
+      return key
+    }
+    // NB: The key is forgotten when the run ends, whatever its attempts did.
+    _ = store.startRunEffects(sequence: order.sequence, identity: ObjectIdentifier(self).hashValue)
+    {
+      { [self] _ in self.keys.withLock { _ = $0.removeValue(forKey: runKey) } }
+    }
+    return key
   }
 }

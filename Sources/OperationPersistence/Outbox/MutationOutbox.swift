@@ -166,6 +166,12 @@ public final class MutationOutbox: Sendable {
     }
   }
 
+  /// The error of an entry that failed for good in an earlier delivery, as stored.
+  public struct StoredFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The stored description of the error.
+    public let description: String
+  }
+
   /// An entry whose kind has no registered mutation; it stays queued.
   public struct UnregisteredKindError: Error, Hashable, Sendable {
     /// The kind.
@@ -177,6 +183,7 @@ public final class MutationOutbox: Sendable {
   /// The storage of the entries.
   public let storage: any OperationPersistenceStorage
 
+  private let context: OperationContext
   private let networkObserver: (any NetworkObserver & Sendable)?
   private let clock: any OperationClock & Sendable
   private let delayer: any OperationDelayer & Sendable
@@ -196,19 +203,25 @@ public final class MutationOutbox: Sendable {
     var isOnline = true
     var subscribers = [Int: @Sendable (Event) -> Void]()
     var nextSubscriberID = 0
+    var nextWakeID = 0
+    /// The contexts of the callers waiting for their entries, by idempotency key.
+    var callerContexts = [String: OperationContext]()
   }
 
   private struct Lane: Sendable {
     var queue = [Entry]()
     var isDelivering = false
     /// Resumes the wait between retries; the network's return resumes it early.
-    var wake: CheckedContinuation<Void, Never>?
+    var wake: (id: Int, continuation: CheckedContinuation<Void, Never>)?
   }
 
   /// Creates an outbox on `storage`; call ``resume()`` to start delivering.
   ///
   /// - Parameters:
   ///   - storage: The storage of the entries.
+  ///   - context: The context of deliveries that no caller waits for, such as those a restart
+  ///     resumes; pass the client's default context, so that mutations read what they expect
+  ///     from it. A delivery that a caller waits for runs with the caller's context.
   ///   - networkObserver: Tells when the network is back; without one the outbox sends at once.
   ///   - clock: Dates the entries.
   ///   - delayer: Waits between attempts.
@@ -218,6 +231,7 @@ public final class MutationOutbox: Sendable {
   ///     ``PermanentMutationFailure`` errors.
   public init(
     storage: any OperationPersistenceStorage,
+    context: OperationContext = OperationContext(),
     networkObserver: (any NetworkObserver & Sendable)? = nil,
     clock: any OperationClock & Sendable = SystemTimeClock(),
     delayer: any OperationDelayer & Sendable = ClockDelayer(clock: ContinuousClock()),
@@ -226,6 +240,7 @@ public final class MutationOutbox: Sendable {
     classify: @escaping @Sendable (any Error) -> FailureKind = MutationOutbox.defaultClassify
   ) {
     self.storage = storage
+    self.context = context
     self.networkObserver = networkObserver
     self.clock = clock
     self.delayer = delayer
@@ -353,22 +368,35 @@ public final class MutationOutbox: Sendable {
 
   /// Enqueues an entry and waits for its delivery.
   ///
-  /// Cancelling the caller stops the wait, not the entry: it stays queued and is delivered.
+  /// The delivery runs with `context`. Enqueueing a key whose entry failed for good ends the wait
+  /// at once with that failure. Cancelling the caller stops the wait, not the entry: it stays
+  /// queued and is delivered.
   func enqueueAndWait(
     kind: String,
     data: Data,
-    lane: String
+    lane: String,
+    idempotencyKey key: String,
+    context: OperationContext
   ) async throws -> any Sendable {
     // NB: A caller cancelled before its entry is written makes no entry.
     try Task.checkCancellation()
-    let key = UUID().uuidString
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         // NB: The waiter is registered before the entry exists, so a delivery that follows the
         // write at once finds it.
-        self.state.withLock { $0.waiters[key, default: []].append(continuation) }
+        self.state.withLock { state in
+          state.waiters[key, default: []].append(continuation)
+          state.callerContexts[key] = context
+        }
         do {
-          _ = try self.enqueue(kind: kind, data: data, lane: lane, idempotencyKey: key)
+          let entry = try self.enqueue(kind: kind, data: data, lane: lane, idempotencyKey: key)
+          if entry.status == .failed {
+            let error = StoredFailure(description: entry.lastError ?? "unknown error")
+            self.resumeWaiters(
+              of: key,
+              with: .failure(DeliveryError(entry: entry, underlying: error))
+            )
+          }
         } catch {
           self.resumeWaiters(of: key, with: .failure(error))
         }
@@ -384,7 +412,11 @@ public final class MutationOutbox: Sendable {
   }
 
   private func resumeWaiters(of key: String, with result: Result<any Sendable, any Error>) {
-    let waiters = self.state.withLock { $0.waiters.removeValue(forKey: key) } ?? []
+    let waiters =
+      self.state.withLock { state -> [CheckedContinuation<any Sendable, any Error>]? in
+        state.callerContexts.removeValue(forKey: key)
+        return state.waiters.removeValue(forKey: key)
+      } ?? []
     for waiter in waiters {
       waiter.resume(with: result)
     }
@@ -471,7 +503,7 @@ public final class MutationOutbox: Sendable {
       var wakes = [CheckedContinuation<Void, Never>]()
       for lane in state.lanes.keys {
         if let wake = state.lanes[lane]?.wake {
-          wakes.append(wake)
+          wakes.append(wake.continuation)
           state.lanes[lane]?.wake = nil
         }
       }
@@ -522,7 +554,8 @@ public final class MutationOutbox: Sendable {
         return
       }
       self.send(.sending(sending))
-      var context = OperationContext()
+      var context =
+        self.state.withLock { $0.callerContexts[entry.idempotencyKey] } ?? self.context
       context.idempotencyKey = entry.idempotencyKey
       context.outboxEntry = sending
       do {
@@ -604,14 +637,21 @@ public final class MutationOutbox: Sendable {
   private func waitBeforeRetry(lane: String, attempt: Int) async -> Bool {
     let delay = self.retryDelay(attempt)
     let delayer = self.delayer
+    let id = self.state.withLock { state in
+      defer { state.nextWakeID += 1 }
+      return state.nextWakeID
+    }
     let waiting = Task.detached { try? await delayer.delay(for: delay) }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      self.state.withLock { $0.lanes[lane]?.wake = continuation }
+      self.state.withLock { $0.lanes[lane]?.wake = (id, continuation) }
       Task.detached { [self] in
         await waiting.value
+        // NB: Only this wait's own continuation: the network may have ended it already, and the
+        // lane may be waiting again, for a later retry.
         let wake = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
-          defer { state.lanes[lane]?.wake = nil }
-          return state.lanes[lane]?.wake
+          guard let wake = state.lanes[lane]?.wake, wake.id == id else { return nil }
+          state.lanes[lane]?.wake = nil
+          return wake.continuation
         }
         wake?.resume()
       }

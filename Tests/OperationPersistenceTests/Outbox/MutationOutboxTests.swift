@@ -159,6 +159,52 @@ import Testing
     #expect(server.requests.map(\.text) == ["x"])
   }
 
+  @Test func `A Delivery Runs With The Caller's Context, A Resumed One With The Outbox's`()
+    async throws
+  {
+    let server = FakeServer()
+    var clientContext = OperationContext()
+    clientContext.label = "client"
+    let network = MockNetworkObserver(initialStatus: .disconnected)
+    let outbox = try self.outbox(network: network)
+    let mutation = Send(server: server, echoesLabel: true).durable(in: outbox, kind: "send")
+    try outbox.resume()
+    let run = Task {
+      try await OperationClient(defaultContext: clientContext).store(for: mutation).mutate(
+        with: "a"
+      )
+    }
+    try await self.waitForEntries(outbox, count: 1)
+    network.send(status: .connected)
+    #expect(try await run.value == "sent a from client")
+
+    var resumedContext = OperationContext()
+    resumedContext.label = "outbox"
+    let first = try self.outbox(network: MockNetworkObserver(initialStatus: .disconnected))
+    try first.enqueue(kind: "send", arguments: "b", lane: "l")
+    let second = MutationOutbox(storage: try self.database.open(), context: resumedContext)
+    _ = Send(server: server, echoesLabel: true).durable(in: second, kind: "send")
+    try second.resume()
+    try await self.waitUntil(second) { $0.isEmpty }
+    #expect(server.requests.last?.text == "b from outbox")
+  }
+
+  @Test func `Retried Attempts Of One Run Wait For One Entry`() async throws {
+    let outbox = try self.outbox()
+    let server = FakeServer()
+    let mutation = Send(server: server).durable(in: outbox, kind: "send").retry(limit: 2)
+    try outbox.resume()
+    let store = OperationClient().store(for: mutation)
+    await #expect(throws: MutationOutbox.DeliveryError.self) {
+      try await store.mutate(with: "reject")
+    }
+    // NB: The first attempt's entry failed for good; the retries found it and did not send again.
+    #expect(server.requests.count == 1)
+    let entries = try outbox.entries()
+    #expect(entries.count == 1)
+    #expect(entries.first?.status == .failed)
+  }
+
   // MARK: Helpers
 
   private func waitForEntries(_ outbox: MutationOutbox, count: Int) async throws {
@@ -185,6 +231,7 @@ import Testing
 
 private struct Send: MutationRequest {
   let server: FakeServer
+  var echoesLabel = false
 
   var path: OperationPath { ["send"] }
 
@@ -194,7 +241,8 @@ private struct Send: MutationRequest {
     in context: OperationContext,
     with continuation: OperationContinuation<String, any Error>
   ) async throws -> String {
-    try await self.server.receive(text: text, key: context.idempotencyKey ?? "")
+    let text = self.echoesLabel ? "\(text) from \(context.label)" : text
+    return try await self.server.receive(text: text, key: context.idempotencyKey ?? "")
   }
 }
 
@@ -230,8 +278,20 @@ private final class FakeServer: Sendable {
     }
     self.requested.open()
     await held?.wait()
-    if text == "reject" { throw Rejected() }
+    if text.hasPrefix("reject") { throw Rejected() }
     if fails { throw Unavailable() }
     return "sent \(text)"
+  }
+}
+
+extension OperationContext {
+  /// A label that tells which context a delivery ran with.
+  fileprivate var label: String {
+    get { self[LabelKey.self] }
+    set { self[LabelKey.self] = newValue }
+  }
+
+  private enum LabelKey: Key {
+    static let defaultValue = "default"
   }
 }
