@@ -60,7 +60,10 @@ public struct OutboxCrashTestOptions: ParsableArguments, Sendable {
   @Option(
     name: .customLong("time-limit"),
     parsing: .unconditional,
-    help: ArgumentHelp("Fail if the test takes longer than this many seconds (1...600).")
+    help: ArgumentHelp(
+      "Fail if the test takes longer than this many seconds (1...600).",
+      valueName: "seconds"
+    )
   )
   public var timeLimitSeconds: Int = 60
 

@@ -47,7 +47,7 @@ enum OutboxStep {
     let enqueuedKeys = Locked([String]())
     let delivered = Locked(0)
     let subscription = outbox.subscribe { event in
-      Self.print(event, env.terminal)
+      Self.show(event, env.terminal)
       switch event {
       case .enqueued(let entry): enqueuedKeys.withLock { $0.append(entry.idempotencyKey) }
       case .delivered: delivered.withLock { $0 += 1 }
@@ -85,6 +85,8 @@ enum OutboxStep {
       else {
         env.checks.expect(false, "the outbox did not write mutation #\(index + 1) within 10 s")
         runs.forEach { $0.cancel() }
+        Self.setOffline(false, env)
+        DemoNetwork.observer.send(status: .connected)
         return
       }
     }
@@ -119,13 +121,16 @@ enum OutboxStep {
           + ((try? result.get()).map { describe(post: $0) } ?? "an error: \(result)")
       )
     }
-    env.checks.expect(
+    let returnedTheirPosts =
       posts.count == Self.count && posts.map(\.title) == arguments.map(\.title)
-        && Set(posts.map(\.id)).count == Self.count,
-      posts.count == Self.count
-        ? "the \(Self.count) mutate(with:) calls returned once delivered, in order: posts "
-          + posts.map { "\($0.id)" }.joined(separator: ", ")
-        : "\(posts.count) of the \(Self.count) mutate(with:) calls returned a post"
+      && Set(posts.map(\.id)).count == Self.count
+    env.checks.expect(
+      returnedTheirPosts,
+      returnedTheirPosts
+        ? "each of the \(Self.count) mutate(with:) calls returned its own post once delivered: "
+          + "posts " + posts.map { "\($0.id)" }.joined(separator: ", ")
+        : "\(posts.count) of the \(Self.count) mutate(with:) calls returned a post, with "
+          + "the titles \(posts.map(\.title)) and the ids \(posts.map(\.id))"
     )
     let entriesLeft = (try? outbox.entries().count) ?? -1
     env.checks.record(
@@ -169,7 +174,7 @@ enum OutboxStep {
     )
   }
 
-  private static func print(_ event: MutationOutbox.Event, _ terminal: Terminal) {
+  private static func show(_ event: MutationOutbox.Event, _ terminal: Terminal) {
     let entry = event.entry
     let key = "\(entry.idempotencyKey.prefix(8))…"
     let text =
