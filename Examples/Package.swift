@@ -32,6 +32,9 @@ let package = Package(
     // they add nothing to fetch or build.
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    // `HTTPField.Name`, to read and write the `Idempotency-Key` header (Hummingbird re-exports
+    // `HTTPFields` but not the field names). Hummingbird already depends on it.
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
   ],
   targets: [
     .executableTarget(
@@ -39,7 +42,10 @@ let package = Package(
       dependencies: [
         "OperationDemoSupport",
         .product(name: "Operation", package: "swift-operation"),
+        // The mutation outbox on SQLite: the demo's outbox step and the outbox crash test.
+        .product(name: "OperationPersistence", package: "swift-operation"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),

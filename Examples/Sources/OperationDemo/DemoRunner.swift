@@ -66,6 +66,7 @@ struct DemoRunner {
         await InvalidationStep.run(env)
         await OptimisticUpdateStep.run(env)
         await ReconnectStep.run(env)
+        await OutboxStep.run(env)
       }
       group.addTask {
         guard (try? await Task.sleep(for: timeLimit)) != nil else { return }

@@ -2,7 +2,6 @@ import ArgumentParser
 import OperationDemoSupport
 
 /// `swift run --package-path Examples operation-demo`: the library against a real HTTP server, in one command.
-@main
 struct OperationDemoCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "operation-demo",
@@ -12,7 +11,11 @@ struct OperationDemoCommand: AsyncParsableCommand {
       Starts a posts API (shaped like dummyjson.com's) on 127.0.0.1 with fault injection, then \
       runs the library's client against it: a post query with retries, a missing post, two \
       observers sharing one store, the paginated feed, a mutation, and a re-run when the network \
-      comes back. Each step is checked; the exit status is 0 only if every check passed.
+      comes back, then mutations made offline through a durable outbox. Each step is checked; \
+      the exit status is 0 only if every check passed.
+
+      `operation-demo outbox-crash-test --help` describes the outbox crash test, a command of \
+      its own.
       """
   )
 

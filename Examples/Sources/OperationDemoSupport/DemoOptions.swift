@@ -54,13 +54,15 @@ public struct DemoOptions: ParsableArguments, Sendable {
   )
   public var latencyMilliseconds: Int = 20
 
-  /// How long the embedded server stays offline in the reconnection step, in milliseconds.
+  /// How long the embedded server stays offline in the reconnection and outbox steps, in
+  /// milliseconds.
   @Option(
     name: .customLong("offline-for-ms"),
     parsing: .unconditional,
     help: ArgumentHelp(
       "Milliseconds the server stays offline in the reconnection step (0...10000); it stays "
-        + "offline at least until the store has seen the outage.",
+        + "offline at least until the store has seen the outage. The outbox step stays offline "
+        + "as long after its mutations are written.",
       valueName: "ms"
     )
   )
@@ -118,7 +120,8 @@ public struct DemoOptions: ParsableArguments, Sendable {
     )
   }
 
-  /// How long the server stays offline in the reconnection step.
+  /// How long the server stays offline in the reconnection step, and in the outbox step once its
+  /// mutations are written.
   public var offlineDuration: Duration {
     .milliseconds(self.offlineMilliseconds)
   }

@@ -49,22 +49,33 @@ struct PostsAPI: Sendable {
   }
 
   /// `POST /posts/add`.
-  func addPost(_ arguments: Post.CreateMutation.Arguments) async throws -> Post {
+  ///
+  /// - Parameters:
+  ///   - arguments: The new post.
+  ///   - idempotencyKey: Sent as the `Idempotency-Key` header, so that the server creates one
+  ///     post however many times the request is sent; `nil` sends none.
+  func addPost(
+    _ arguments: Post.CreateMutation.Arguments,
+    idempotencyKey: String? = nil
+  ) async throws -> Post {
     var request = URLRequest(url: self.url("posts/add"))
     request.httpMethod = "POST"
     request.httpBody = try JSONEncoder().encode(arguments)
     request.addValue("application/json", forHTTPHeaderField: "Content-Type")
+    if let idempotencyKey {
+      request.addValue(idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
+    }
     let (data, status) = try await self.send(request)
     guard status != 404 else { throw PostsAPIError.status(404) }
     return try JSONDecoder().decode(Post.self, from: data)
   }
 
-  private func url(_ path: String) -> URL {
+  func url(_ path: String) -> URL {
     self.baseURL.appending(path: path)
   }
 
   /// Sends a request; answers 2xx and 404, throws for the others.
-  private func send(_ request: URLRequest) async throws -> (Data, Int) {
+  func send(_ request: URLRequest) async throws -> (Data, Int) {
     guard !self.traffic.isOffline else { throw PostsAPIError.simulatedOutage }
     self.traffic.recordRequest()
     let data: Data

@@ -81,6 +81,7 @@ struct EmbeddedServer: Sendable {
     let router = Router()
     router.add(middleware: FaultInjectionMiddleware(state: state))
     PostsRoutes.add(to: router, state: state)
+    OutboxRoutes.add(to: router, state: state)
     var logger = Logger(label: "operation-demo.server")
     logger.logLevel = .error
     return Application(

@@ -27,6 +27,11 @@ final class ServerState: Sendable {
   private let failingKeys = Locked([String: Int]())
   /// The holds waiting for their request, by key (``holdNextRequest(withKey:)``).
   private let holds = Locked([String: RequestHold]())
+  private let idempotency = Locked(IdempotencyLedger<[UInt8]>())
+  /// The outbox items applied by `POST /outbox/lanes/{lane}`, in order: the route's side effect,
+  /// recorded apart from the ledger that decides whether to apply.
+  private let outboxItems = Locked([AppliedOutboxItem]())
+  private let appliedHook = Locked<(@Sendable (AppliedOutboxItem) -> Void)?>(nil)
 
   init(plan: FaultPlan, catalog: PostCatalog = PostCatalog()) {
     self.plan = plan
@@ -151,8 +156,79 @@ final class ServerState: Sendable {
     }
   }
 
+  // MARK: - Idempotency
+
+  /// Applies a request once per idempotency key: `apply` runs for a new key, and a repeated key
+  /// gets the first answer (or a conflict, for a key that came with another path or body).
+  ///
+  /// NB: `apply` runs under the ledger's lock, so that two requests with one key (a resend
+  /// racing the request of a process that died) cannot both apply it.
+  ///
+  /// - Parameters:
+  ///   - key: The request's `Idempotency-Key`.
+  ///   - path: The request's path.
+  ///   - body: The request's body.
+  ///   - apply: Applies the request and returns the body of its answer.
+  /// - Returns: What the ledger decided, with the answer's body.
+  func applyOnce(
+    key: String,
+    path: String,
+    body: [UInt8],
+    apply: () throws -> [UInt8]
+  ) rethrows -> IdempotencyLedger<[UInt8]>.Outcome {
+    try self.idempotency.withLock { ledger in
+      try ledger.receive(key: key, path: path, body: body, apply: apply)
+    }
+  }
+
+  /// The idempotency keys received so far: which were applied, in which order per path, and how
+  /// many times each was received.
+  var idempotencyLedger: IdempotencyLedger<[UInt8]> {
+    self.idempotency.withLock { $0 }
+  }
+
+  /// Records an outbox item that `POST /outbox/lanes/{lane}` applies.
+  ///
+  /// - Parameters:
+  ///   - key: The item's idempotency key.
+  ///   - path: The lane's path.
+  /// - Returns: The item, numbered in the order of application from 1.
+  func recordOutboxItem(key: String, path: String) -> AppliedOutboxItem {
+    self.outboxItems.withLock { items in
+      let item = AppliedOutboxItem(key: key, path: path, sequence: items.count + 1)
+      items.append(item)
+      return item
+    }
+  }
+
+  /// Calls the hook, if any, for an item just applied; the route calls it before answering.
+  func outboxItemApplied(_ item: AppliedOutboxItem) {
+    self.appliedHook.withLock { $0 }?(item)
+  }
+
+  /// Calls `hook` for every outbox item applied from now on, right after it is applied and
+  /// before the server answers its request: the crash test kills its child there.
+  func onOutboxItemApplied(_ hook: @escaping @Sendable (AppliedOutboxItem) -> Void) {
+    self.appliedHook.withLock { $0 = hook }
+  }
+
+  /// The outbox items applied, in order.
+  var appliedOutboxItems: [AppliedOutboxItem] {
+    self.outboxItems.withLock { $0 }
+  }
+
   /// The number of answers of one kind, over every key.
   func count(of answer: Answer) -> Int {
     self.log.withLock { $0.count { $0.answer == answer } }
   }
+}
+
+/// An item that `POST /outbox/lanes/{lane}` applied.
+struct AppliedOutboxItem: Hashable, Sendable, Codable {
+  /// The item's idempotency key.
+  let key: String
+  /// The lane's path, such as `/outbox/lanes/2`.
+  let path: String
+  /// The item's position in the order of application, from 1.
+  let sequence: Int
 }

@@ -1,0 +1,191 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A child process of the crash test: this executable, started again with other arguments, whose
+/// standard output the parent reads line by line and which it can kill with `SIGKILL`.
+///
+/// The child's standard error goes to the parent's, so that its crashes show in the log.
+///
+/// NB: Started with `posix_spawn`, read with a blocking `read` and reaped with `waitpid` on a
+/// thread of its own, rather than with Foundation's `Process`: on Linux, `Process`'s
+/// `readabilityHandler` and termination handler now and then never reported the end of a killed
+/// child, which hung the test. The pipe's ends are close-on-exec, so a child inherits only its
+/// own standard output, and its end is seen as soon as it dies.
+final class ChildProcess: Sendable {
+  /// How a child ended.
+  struct Termination: Hashable, Sendable, CustomStringConvertible {
+    /// The exit status, or the number of the signal that ended the child.
+    let status: Int32
+    /// Whether a signal ended the child.
+    let bySignal: Bool
+
+    /// Whether `SIGKILL` ended the child.
+    var isKilled: Bool {
+      self.bySignal && self.status == SIGKILL
+    }
+
+    var description: String {
+      self.bySignal
+        ? (self.status == SIGKILL ? "killed by SIGKILL" : "ended by signal \(self.status)")
+        : "exited with status \(self.status)"
+    }
+  }
+
+  /// The child's process id.
+  let pid: pid_t
+  /// The lines the child prints, without their newlines; the stream ends when the child's
+  /// standard output closes (when it ends).
+  let lines: AsyncStream<String>
+  private let ending: Locked<Ending>
+
+  private struct Ending {
+    var termination: Termination?
+    var waiters = [CheckedContinuation<Termination, Never>]()
+  }
+
+  /// Starts this executable again with `arguments`.
+  ///
+  /// - Parameter arguments: The child's arguments.
+  /// - Throws: The error that kept the process from starting.
+  init(arguments: [String]) throws {
+    // NB: `Bundle.main.executableURL` is this executable, on Linux (from /proc/self/exe) and on
+    // Apple platforms.
+    guard let executable = Bundle.main.executableURL?.path else {
+      throw ChildProcessError.noExecutable
+    }
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { throw ChildProcessError.system("pipe", errno) }
+    // NB: The crash test starts one child at a time, so no other spawn can inherit the pipe
+    // between `pipe` and these calls (`pipe2` would close that window, but Glibc's module does
+    // not export it).
+    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+    let (readEnd, writeEnd) = (fds[0], fds[1])
+
+    #if canImport(Glibc)
+      var actions = posix_spawn_file_actions_t()
+    #else
+      var actions: posix_spawn_file_actions_t?
+    #endif
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    // NB: `dup2` clears close-on-exec on the copy: the child's standard output is the pipe.
+    posix_spawn_file_actions_adddup2(&actions, writeEnd, STDOUT_FILENO)
+
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") }
+    let envp = environment + [nil]
+    defer {
+      for pointer in argv + envp { free(pointer) }
+    }
+    var spawnedPid = pid_t()
+    let spawned = posix_spawn(&spawnedPid, executable, &actions, nil, argv, envp)
+    close(writeEnd)
+    guard spawned == 0 else {
+      close(readEnd)
+      throw ChildProcessError.system("posix_spawn", spawned)
+    }
+
+    let pid = spawnedPid
+    let (lines, linesContinuation) = AsyncStream<String>.makeStream()
+    let ending = Locked(Ending())
+    self.pid = pid
+    self.lines = lines
+    self.ending = ending
+    Thread.detachNewThread {
+      Self.readLines(from: readEnd, into: linesContinuation)
+      close(readEnd)
+      let termination = Self.reap(pid)
+      let waiters = ending.withLock { ending in
+        ending.termination = termination
+        defer { ending.waiters.removeAll() }
+        return ending.waiters
+      }
+      for waiter in waiters {
+        waiter.resume(returning: termination)
+      }
+    }
+  }
+
+  /// Sends `SIGKILL`: the child dies at once, with no chance to clean up.
+  func kill() {
+    #if canImport(Glibc)
+      _ = Glibc.kill(self.pid, SIGKILL)
+    #else
+      _ = Darwin.kill(self.pid, SIGKILL)
+    #endif
+  }
+
+  /// Waits until the child has ended and its output is read.
+  ///
+  /// - Returns: How it ended.
+  func termination() async -> Termination {
+    await withCheckedContinuation { continuation in
+      let termination = self.ending.withLock { ending in
+        if ending.termination == nil { ending.waiters.append(continuation) }
+        return ending.termination
+      }
+      if let termination {
+        continuation.resume(returning: termination)
+      }
+    }
+  }
+
+  /// Reads lines until the end of the file.
+  private static func readLines(
+    from fd: Int32,
+    into continuation: AsyncStream<String>.Continuation
+  ) {
+    var pending = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { break }
+      pending.append(contentsOf: buffer[..<count])
+      while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+        continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
+        pending.removeSubrange(...newline)
+      }
+    }
+    if !pending.isEmpty {
+      continuation.yield(String(decoding: pending, as: UTF8.self))
+    }
+    continuation.finish()
+  }
+
+  /// Waits for the child to end, and reaps it.
+  private static func reap(_ pid: pid_t) -> Termination {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+      guard errno == EINTR else { return Termination(status: -1, bySignal: false) }
+    }
+    // NB: The `WIFSIGNALED` and `WEXITSTATUS` macros, which Swift does not import.
+    let signal = status & 0x7f
+    return signal != 0
+      ? Termination(status: signal, bySignal: true)
+      : Termination(status: (status >> 8) & 0xff, bySignal: false)
+  }
+}
+
+/// The crash test could not start a child.
+enum ChildProcessError: Error, CustomStringConvertible {
+  /// The path of this executable is unknown.
+  case noExecutable
+  /// A system call failed.
+  case system(String, Int32)
+
+  var description: String {
+    switch self {
+    case .noExecutable:
+      "the path of this executable is unknown, so no child can be started"
+    case .system(let call, let code):
+      "\(call) failed: \(String(cString: strerror(code))) (errno \(code))"
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+
+/// The executable's entry point.
+///
+/// `operation-demo outbox-crash-test child …` runs the crash test's child process,
+/// `operation-demo outbox-crash-test …` the crash test, anything else the demo.
+///
+/// NB: These are not subcommands: ArgumentParser lets a parent command's options appear after a
+/// subcommand's name, so the demo's `--seed`, `--failure-rate`, `--time-limit` and `--base-url`
+/// would take the crash test's flags of the same names, and the crash test's `--lanes` the
+/// child's.
+@main
+enum OperationDemoMain {
+  static func main() async {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.starts(with: OutboxCrashChildCommand.arguments) {
+      await OutboxCrashChildCommand.main(Array(arguments.dropFirst(2)))
+    } else if arguments.first == OutboxCrashTestCommand.name {
+      await OutboxCrashTestCommand.main(Array(arguments.dropFirst()))
+    } else {
+      await OperationDemoCommand.main()
+    }
+  }
+}
