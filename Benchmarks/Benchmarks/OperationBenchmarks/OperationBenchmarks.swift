@@ -287,6 +287,8 @@ let benchmarks: @Sendable () -> Void = {
     benchmark.measurement(Metrics.plainCreation, plain / fixture.entryCount)
   } setup: {
     try HydrationFixture(entryCount: 10_000)
+  } teardown: {
+    removePersistenceFiles()
   }
 
   // MARK: (13)
@@ -322,6 +324,8 @@ let benchmarks: @Sendable () -> Void = {
     benchmark.measurement(Metrics.writeSingleFlush, figures.singleFlushNanoseconds / 1_000)
   } setup: {
     try WriteFixture(resultCount: 10_000)
+  } teardown: {
+    removePersistenceFiles()
   }
 
   // MARK: (14)
@@ -348,6 +352,8 @@ let benchmarks: @Sendable () -> Void = {
       benchmark.stopMeasurement()
     } setup: {
       try PersistedFetches(writer: writer)
+    } teardown: {
+      removePersistenceFiles()
     }
   }
 
@@ -368,5 +374,7 @@ let benchmarks: @Sendable () -> Void = {
     benchmark.measurement(Metrics.flushAfterFetches, flush / fetchCount)
   } setup: {
     try PersistedFetches(writer: .held)
+  } teardown: {
+    removePersistenceFiles()
   }
 }

@@ -32,13 +32,19 @@ public struct ItemQuery: QueryRequest, Hashable, Sendable {
   }
 }
 
-/// A directory of its own under the temporary directory, removed with the object.
+/// A directory of its own under this process's folder in the temporary directory, removed with
+/// the object.
 final class TemporaryDirectory: Sendable {
   let url: URL
 
+  /// This process's folder, `operation-benchmarks-<pid>` in the temporary directory.
+  static var processFolder: URL {
+    FileManager.default.temporaryDirectory
+      .appendingPathComponent("operation-benchmarks-\(ProcessInfo.processInfo.processIdentifier)")
+  }
+
   init() {
-    self.url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("operation-benchmarks-\(UUID().uuidString)")
+    self.url = Self.processFolder.appendingPathComponent(UUID().uuidString)
     // NB: The benchmarks cannot run without it; failing here is the clearest report.
     try! FileManager.default.createDirectory(at: self.url, withIntermediateDirectories: true)
   }
@@ -51,6 +57,14 @@ final class TemporaryDirectory: Sendable {
   deinit {
     try? FileManager.default.removeItem(at: self.url)
   }
+}
+
+/// Removes the database files of this process's fixtures, alive or not.
+///
+/// package-benchmark keeps a benchmark's setup result until the process exits, so the fixtures
+/// of the suite never remove their files themselves; the suite calls this in their teardown.
+public func removePersistenceFiles() {
+  try? FileManager.default.removeItem(at: TemporaryDirectory.processFolder)
 }
 
 /// When the cache's background writer writes what the stores saved.

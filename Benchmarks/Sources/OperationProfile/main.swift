@@ -351,3 +351,5 @@ Task.detached {
   done.signal()
 }
 done.wait()
+// NB: The fixtures remove their database files; this removes the folder that held them.
+removePersistenceFiles()
