@@ -30,6 +30,7 @@ let package = Package(
         "CHeapStatistics",
         .product(name: "Operation", package: "swift-operation"),
         .product(name: "OperationGraph", package: "swift-operation"),
+        .product(name: "OperationPersistence", package: "swift-operation"),
         .product(name: "OperationTestSupport", package: "swift-operation"),
       ]
     ),

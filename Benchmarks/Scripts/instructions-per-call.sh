@@ -6,8 +6,11 @@
 #
 # For each scenario it counts a run of 1,000 and of 3,000 calls and prints
 # (count at 3,000 − count at 1,000) / 2,000. The scenarios that switch callgrind's instrumentation
-# on around their measured loop (invalidate, invalidate-1m, selection, selection-plain) run with
-# --instr-atstart=no, so that their setup (up to 1,000,000 stores) is not instrumented.
+# on around their measured loop (invalidate, invalidate-1m, selection, selection-plain, and the
+# persistence scenarios hydrate*, write-*, fetch-persisted, flush-persisted) run with
+# --instr-atstart=no, so that their setup (up to 1,000,000 stores, or a database file) is not
+# instrumented. (flush-persisted counts one flush, whatever the count: divide its count at N by N
+# instead.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=.build/release/OperationProfile
@@ -16,7 +19,10 @@ scenarios=("$@")
 out=$(mktemp -d)
 count() {
   local instr=yes
-  case "$1" in invalidate | invalidate-1m | selection | selection-plain) instr=no ;; esac
+  case "$1" in
+  invalidate | invalidate-1m | selection | selection-plain | hydrate* | write-* | fetch-persisted | \
+    flush-persisted) instr=no ;;
+  esac
   valgrind --tool=callgrind --instr-atstart="$instr" --callgrind-out-file="$out/$1-$2.out" \
     "$profile" "$1" "$2" >/dev/null 2>&1
   callgrind_annotate "$out/$1-$2.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'

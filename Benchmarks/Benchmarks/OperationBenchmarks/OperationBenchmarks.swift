@@ -39,12 +39,25 @@ private enum Metrics {
   static let selectionCalls = metric("(11) selection handler calls x1000/update")
   static let plainUpdate = metric("(11) plain subscribers (ns/update)")
   static let plainCalls = metric("(11) plain handler calls x1000/update")
+  static let hydrationPerStore = metric("(12) hydration (ns/store)")
+  static let hydrationOpen = metric("(12) open file and cache (µs)")
+  static let hydrationAccessFlush = metric("(12) access writes (µs)")
+  static let plainCreation = metric("(12) plain store creation (ns/store)")
+  static let writePlainFetch = metric("(13) plain fetch (ns/result)")
+  static let writeFetch = metric("(13) persisted fetch (ns/result)")
+  static let writeFlush = metric("(13) flush, new entries (ns/result)")
+  static let writeReplacingFlush = metric("(13) flush, replacing (ns/result)")
+  static let writeFlushTotal = metric("(13) flush, new entries (µs)")
+  static let writeSingleFlush = metric("(13) flush of 1 result, 10,000 on disk (µs)")
+  static let flushAfterFetches = metric("(14) flush after 1,000 fetches (µs = ns/fetch)")
 
   static let custom = [
     bodyRuns, concurrentWall, firstCreation, lastCreation, lookup, residentPerStore, heapPerStore,
     matching, mutate, mutateResident, mutateHeap, firstPages, lastPages, pageRatio, graphChain,
     graphFanOut, graphChainHeap, graphFanOutHeap, invalidation, invalidationMatches,
-    selectionUpdate, selectionCalls, plainUpdate, plainCalls,
+    selectionUpdate, selectionCalls, plainUpdate, plainCalls, hydrationPerStore, hydrationOpen,
+    hydrationAccessFlush, plainCreation, writePlainFetch, writeFetch, writeFlush,
+    writeReplacingFlush, writeFlushTotal, writeSingleFlush, flushAfterFetches,
   ]
 }
 
@@ -244,5 +257,124 @@ let benchmarks: @Sendable () -> Void = {
     } setup: {
       SelectionFanOut(form, subscribers: 1_000)
     }
+  }
+
+  // MARK: (12)
+
+  Benchmark(
+    "(12) hydrate 10,000 persisted stores",
+    configuration: .init(
+      metrics: [
+        .wallClock, .mallocCountTotal, Metrics.hydrationPerStore, Metrics.hydrationOpen,
+        Metrics.hydrationAccessFlush, Metrics.plainCreation,
+      ],
+      timeUnits: .milliseconds,
+      maxDuration: .seconds(20),
+      maxIterations: 10
+    )
+  ) { benchmark, fixture in
+    // NB: The built-in metrics (wall clock, allocations) cover the creation of the stores alone.
+    let figures = try fixture.hydrate { body in
+      benchmark.startMeasurement()
+      body()
+      benchmark.stopMeasurement()
+    }
+    precondition(figures.loadedCount == figures.storeCount, "\(figures.loadedCount) stores loaded")
+    benchmark.measurement(Metrics.hydrationPerStore, Int(figures.nanosecondsPerStore))
+    benchmark.measurement(Metrics.hydrationOpen, figures.openNanoseconds / 1_000)
+    benchmark.measurement(Metrics.hydrationAccessFlush, figures.accessFlushNanoseconds / 1_000)
+    let plain = fixture.createPlainStores()
+    benchmark.measurement(Metrics.plainCreation, plain / fixture.entryCount)
+  } setup: {
+    try HydrationFixture(entryCount: 10_000)
+  } teardown: {
+    removePersistenceFiles()
+  }
+
+  // MARK: (13)
+
+  Benchmark(
+    "(13) write 10,000 results: one fetch per persisted store, then flush()",
+    configuration: .init(
+      metrics: [
+        Metrics.writePlainFetch, Metrics.writeFetch, Metrics.writeFlush,
+        Metrics.writeReplacingFlush, Metrics.writeFlushTotal, Metrics.writeSingleFlush,
+      ],
+      maxDuration: .seconds(20),
+      maxIterations: 10
+    )
+  ) { benchmark, fixture in
+    let figures = try await fixture.run()
+    precondition(figures.pendingAfterFetches == figures.resultCount)
+    precondition(figures.entriesOnDisk == figures.resultCount)
+    benchmark.measurement(
+      Metrics.writePlainFetch,
+      Int(figures.perResult(figures.plainFetchNanoseconds))
+    )
+    benchmark.measurement(
+      Metrics.writeFetch,
+      Int(figures.perResult(figures.persistedFetchNanoseconds))
+    )
+    benchmark.measurement(Metrics.writeFlush, Int(figures.perResult(figures.flushNanoseconds)))
+    benchmark.measurement(
+      Metrics.writeReplacingFlush,
+      Int(figures.perResult(figures.replacingFlushNanoseconds))
+    )
+    benchmark.measurement(Metrics.writeFlushTotal, figures.flushNanoseconds / 1_000)
+    benchmark.measurement(Metrics.writeSingleFlush, figures.singleFlushNanoseconds / 1_000)
+  } setup: {
+    try WriteFixture(resultCount: 10_000)
+  } teardown: {
+    removePersistenceFiles()
+  }
+
+  // MARK: (14)
+
+  // NB: The same loop as (1), registered again so that `--filter "\(14\).*"` runs the plain
+  // and the persisted fetches side by side.
+  Benchmark(
+    "(14) fetch, trivial query, detached store, plain",
+    configuration: .init(scalingFactor: .kilo)
+  ) { benchmark in
+    let fetches = SequentialFetches.plain()
+    benchmark.startMeasurement()
+    try await fetches.run(count: benchmark.scaledIterations.count)
+    benchmark.stopMeasurement()
+  }
+
+  for writer in BackgroundWriter.allCases {
+    Benchmark(
+      "(14) fetch, trivial query, detached store, persisted, \(writer.rawValue)",
+      configuration: .init(scalingFactor: .kilo)
+    ) { benchmark, fetches in
+      benchmark.startMeasurement()
+      try await fetches.run(count: benchmark.scaledIterations.count)
+      benchmark.stopMeasurement()
+    } setup: {
+      try PersistedFetches(writer: writer)
+    } teardown: {
+      removePersistenceFiles()
+    }
+  }
+
+  Benchmark(
+    "(14) flush() after 1,000 persisted fetches",
+    configuration: .init(
+      metrics: [Metrics.flushAfterFetches],
+      maxDuration: .seconds(2),
+      maxIterations: 200
+    )
+  ) { benchmark, fetches in
+    let fetchCount = 1_000
+    try await fetches.run(count: fetchCount)
+    let start = ContinuousClock.now
+    fetches.flush()
+    let flush = nanoseconds(since: start)
+    // NB: In µs, which is also the ns per fetch of the 1,000 fetches.
+    benchmark.measurement(Metrics.flushAfterFetches, flush / fetchCount)
+  } setup: {
+    try PersistedFetches(writer: .held)
+  } teardown: {
+    removePersistenceFiles()
   }
 }

@@ -15,7 +15,10 @@ let usage = """
   usage: OperationProfile <scenario> [count]
   scenarios: fetch, fetch-defaults, concurrent, stores, matching, matching-1m, subscribers,
              mutate, pages, graph-chain, graph-fan-out, invalidate, invalidate-1m, selection,
-             selection-plain, all
+             selection-plain, hydrate, hydrate-plain, write, write-fetch, write-fetch-plain,
+             write-flush, write-replacing-flush, write-single-flush, write-unbounded,
+             fetch-persisted, fetch-persisted-delay, flush-persisted, persisted-overhead,
+             fetch-controlled, fetch-subscribed, all
   """
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -44,6 +47,18 @@ func run(_ scenario: String) async throws {
     let fetches = SequentialFetches.plain()
     let count = count ?? 100_000
     _ = try await measure("(1) fetch", count: count) { try await fetches.run(count: count) }
+  case "fetch-controlled":
+    let fetches = ControlledFetches()
+    let count = count ?? 100_000
+    _ = try await measure("(14) fetch, controlled by a no-op controller", count: count) {
+      try await fetches.run(count: count)
+    }
+  case "fetch-subscribed":
+    let fetches = SubscribedFetches()
+    let count = count ?? 100_000
+    _ = try await measure("(14) fetch, one subscriber with onStateChanged", count: count) {
+      try await fetches.run(count: count)
+    }
   case "fetch-defaults":
     let fetches = SequentialFetches.throughDefaultModifiers()
     let count = count ?? 100_000
@@ -163,11 +178,145 @@ func run(_ scenario: String) async throws {
       \(calls) in \(updates) updates (\(format(Double(calls) / Double(updates))) per update)
       """
     )
+  case "hydrate":
+    let fixture = try HydrationFixture(entryCount: 10_000)
+    // NB: Under `valgrind --tool=callgrind --instr-atstart=no`, only the creation of the stores
+    // is counted.
+    let figures = try fixture.hydrate(count: count) { Callgrind.measure($0) }
+    let plain = fixture.createPlainStores(count: figures.storeCount)
+    guard figures.loadedCount == figures.storeCount else {
+      print("error: \(figures.loadedCount) of \(figures.storeCount) stores loaded their entry")
+      exit(1)
+    }
+    print(
+      """
+      (12) hydrating \(figures.storeCount) persisted stores (10,000 entries on disk): \
+      \(format(figures.nanosecondsPerStore)) ns per store, \
+      \(format(Double(figures.hydrationNanoseconds) / 1e6)) ms in all; opening the file and the \
+      cache \(format(Double(figures.openNanoseconds) / 1e3)) µs; writing the recorded accesses \
+      \(format(Double(figures.accessFlushNanoseconds) / 1e6)) ms; heap \
+      \(format(figures.heapBytesPerStore)) B per store; the same stores not persisted: \
+      \(format(Double(plain) / Double(figures.storeCount))) ns per store
+      """
+    )
+  case "hydrate-plain":
+    let fixture = try HydrationFixture(entryCount: 10_000)
+    let count = count ?? 10_000
+    // NB: Under `valgrind --tool=callgrind --instr-atstart=no`, only the creation is counted.
+    let plain = fixture.createPlainStores(count: count) { Callgrind.measure($0) }
+    print(
+      "(12) baseline: \(format(Double(plain) / Double(count))) ns per plain store (\(count) stores)"
+    )
+  case "write", "write-fetch", "write-fetch-plain", "write-flush", "write-replacing-flush",
+    "write-single-flush", "write-unbounded":
+    let phase: WritePhase? =
+      switch scenario {
+      case "write-fetch": .persistedFetches
+      case "write-fetch-plain": .plainFetches
+      case "write-flush": .flush
+      case "write-replacing-flush": .replacingFlush
+      case "write-single-flush": .singleFlush
+      default: nil
+      }
+    let fixture = try WriteFixture(
+      resultCount: count ?? 10_000,
+      isBounded: scenario != "write-unbounded"
+    )
+    // NB: Under `valgrind --tool=callgrind --instr-atstart=no`, only `phase` is counted.
+    let figures = try await fixture.run(measuring: phase)
+    guard figures.pendingAfterFetches == figures.resultCount,
+      figures.entriesOnDisk == figures.resultCount
+    else {
+      print(
+        "error: \(figures.pendingAfterFetches) values pending after the fetches and "
+          + "\(figures.entriesOnDisk) entries on disk, expected \(figures.resultCount)"
+      )
+      exit(1)
+    }
+    func line(_ name: String, _ total: Int) -> String {
+      let perResult = format(figures.perResult(total))
+      return "    \(name): \(format(Double(total) / 1e6)) ms, \(perResult) ns per result"
+    }
+    let maxEntries = fixture.maxEntryCount.map { "\($0)" } ?? "no bound"
+    print(
+      """
+      (13) writing \(figures.resultCount) results (bounds: \(maxEntries) entries)
+      \(line("plain fetches (baseline)", figures.plainFetchNanoseconds))
+      \(line("creating the persisted stores (no entry)", figures.creationNanoseconds))
+      \(line("persisted fetches (recording the values)", figures.persistedFetchNanoseconds))
+      \(line("flush() into an empty table", figures.flushNanoseconds))
+      \(line("persisted fetches, second round", figures.secondFetchNanoseconds))
+      \(line("flush() over the first values", figures.replacingFlushNanoseconds))
+          flush() of one more result: \(format(Double(figures.singleFlushNanoseconds) / 1e3)) µs
+      """
+    )
+  case "fetch-persisted", "fetch-persisted-delay":
+    let fetches = try PersistedFetches(
+      writer: scenario == "fetch-persisted" ? .held : .defaultDelay
+    )
+    let count = count ?? 100_000
+    try await fetches.run(count: 10)
+    let before = fetches.writes
+    // NB: Under `valgrind --tool=callgrind --instr-atstart=no`, only the fetches are counted
+    // (and, with the 50 ms delay, the background writes that happen meanwhile).
+    _ = try await measure("(14) persisted fetch, \(fetches.writer.rawValue)", count: count) {
+      try await Callgrind.measure { try await fetches.run(count: count) }
+    }
+    let after = fetches.writes
+    print(
+      """
+          background transactions during the fetches: \(after.transactions - before.transactions) \
+      (\(after.entries - before.entries) entries); values pending: \(fetches.pendingWriteCount)
+      """
+    )
+  case "flush-persisted":
+    let fetches = try PersistedFetches(writer: .held)
+    let count = count ?? 1_000
+    try await fetches.run(count: count)
+    let pending = fetches.pendingWriteCount
+    let start = ContinuousClock.now
+    // NB: Under `valgrind --tool=callgrind --instr-atstart=no`, only the flush is counted.
+    Callgrind.measure { fetches.flush() }
+    let flush = nanoseconds(since: start)
+    print(
+      """
+      (14) flush() after \(count) persisted fetches (\(pending) value pending): \
+      \(format(Double(flush) / 1e3)) µs, \(format(Double(flush) / Double(count))) ns per fetch
+      """
+    )
+  case "persisted-overhead":
+    // NB: Plain and persisted rounds alternate, so that a change of load affects both.
+    let plain = SequentialFetches.plain()
+    let persisted = try PersistedFetches(writer: .held)
+    let fetchesPerRound = count ?? 100_000
+    try await plain.run(count: 1_000)
+    try await persisted.run(count: 1_000)
+    var plainRounds = [Double]()
+    var persistedRounds = [Double]()
+    for _ in 0..<7 {
+      var start = ContinuousClock.now
+      try await plain.run(count: fetchesPerRound)
+      plainRounds.append(Double(nanoseconds(since: start)) / Double(fetchesPerRound))
+      start = ContinuousClock.now
+      try await persisted.run(count: fetchesPerRound)
+      persistedRounds.append(Double(nanoseconds(since: start)) / Double(fetchesPerRound))
+    }
+    let plainMedian = plainRounds.sorted()[plainRounds.count / 2]
+    let persistedMedian = persistedRounds.sorted()[persistedRounds.count / 2]
+    print(
+      """
+      (14) ns per fetch, \(fetchesPerRound) fetches per round, alternating
+          plain:     \(plainRounds.map(format)) median \(format(plainMedian))
+          persisted: \(persistedRounds.map(format)) median \(format(persistedMedian))
+          overhead of the median: \(format((persistedMedian / plainMedian - 1) * 100))%
+      """
+    )
   case "all":
     for scenario in [
       "fetch", "fetch-defaults", "concurrent", "stores", "matching", "matching-1m", "subscribers",
       "mutate", "pages", "graph-chain", "graph-fan-out", "invalidate", "invalidate-1m", "selection",
-      "selection-plain",
+      "selection-plain", "hydrate", "write", "fetch-persisted", "fetch-persisted-delay",
+      "flush-persisted", "persisted-overhead",
     ] {
       // NB: The main thread blocks on a semaphore instead of using an `async` top level: an `async` main
       // parks the main thread in libdispatch's `sigsuspend`, which makes Valgrind 3.19 crash.
@@ -202,3 +351,5 @@ Task.detached {
   done.signal()
 }
 done.wait()
+// NB: The fixtures remove their database files; this removes the folder that held them.
+removePersistenceFiles()
