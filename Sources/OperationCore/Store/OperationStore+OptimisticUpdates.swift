@@ -87,6 +87,7 @@ extension OperationStore {
       guard storage.protection.version == snapshot.version else { return }
       storage.state.update(with: .success(value), using: context ?? storage.context)
       storage.protection.applied()
+      self.notifyValueRecorded(storage)
       self.notifyStateChanged(storage, runHandler: nil)
     }
   }
@@ -130,6 +131,7 @@ extension OperationStore {
     storage.state.update(with: result, using: context ?? storage.context)
     if case .success = result {
       storage.invalidatedFrom = nil
+      self.notifyValueRecorded(storage)
     }
     self.notifyStateChanged(storage, runHandler: nil)
     return false

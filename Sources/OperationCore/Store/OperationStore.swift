@@ -73,8 +73,9 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     /// The work that runs once a run ends, by run number; see `RunEffects`.
     var runEffects = [Int: RunEffects]()
     var subscribers = Subscribers<OperationEventHandler<State>>()
-    /// Handlers that receive the events without counting as subscribers; see `observe(with:)`.
-    var observers = Subscribers<OperationEventHandler<State>>()
+    /// Handlers told of each value the state records, without counting as subscribers; see
+    /// `observeRecordedValues(_:)`.
+    var valueObservers = Subscribers<@Sendable (State) -> Void>()
     var automaticRunTask: OperationTask<State.OperationValue, State.Failure>?
     /// The default task names made so far, by suffix, so that a run does not build its name again.
     var taskNames = [(suffix: String, name: String)]()
@@ -454,8 +455,11 @@ extension OperationStore {
           var finishedTask = task
           finishedTask.context = finalContext
           storage.state.update(with: result, for: finishedTask)
-          if case .success = result, let from = storage.invalidatedFrom, sequence >= from {
-            storage.invalidatedFrom = nil
+          if case .success = result {
+            if let from = storage.invalidatedFrom, sequence >= from {
+              storage.invalidatedFrom = nil
+            }
+            self.notifyValueRecorded(storage)
           }
         }
         storage.state.finishFetchTask(task)
@@ -492,6 +496,9 @@ extension OperationStore {
       var yieldingTask = task
       yieldingTask.context = context
       storage.state.update(with: result, for: yieldingTask)
+      if case .success = result {
+        self.notifyValueRecorded(storage)
+      }
       self.notifyStateChanged(storage, runHandler: handler)
     }
   }
@@ -568,24 +575,35 @@ extension OperationStore {
     }
   }
 
-  /// Delivers the store's events to `handler`, as to a subscriber, without counting as one.
+  /// Calls `handler` with the state each time it records a value: the success of a run (final
+  /// or yielded) that reaches the state, a value set on the store, or an optimistic change.
   ///
-  /// The handler receives the current state at once. It does not start the automatic run, does
-  /// not keep the store from being collected or evicted, and is not counted by
-  /// ``subscriberCount``: it suits instrumentation and persistence, which watch a store without
-  /// being its audience.
+  /// The handler does not count as a subscriber: it starts no run and does not keep the store
+  /// from being collected. It is called after the store's lock is released, in order with the
+  /// store's events, and only for values, so that watching a store this way costs a run nothing
+  /// when no value is recorded and little when one is. Persistence uses it.
   ///
-  /// - Parameter handler: The callbacks.
+  /// - Parameter handler: Receives the state after each recorded value.
   /// - Returns: A subscription that ends when cancelled or released.
-  package func observe(with handler: OperationEventHandler<State>) -> OperationSubscription {
-    let id = self.lock.withLock { storage in
-      let state = storage.state
-      let context = storage.context
-      self.lock.enqueue { handler.onStateChanged?(state, context) }
-      return storage.observers.add(handler)
-    }
+  package func observeRecordedValues(
+    _ handler: @escaping @Sendable (State) -> Void
+  ) -> OperationSubscription {
+    let id = self.lock.withLock { $0.valueObservers.add(handler) }
     return OperationSubscription { [weak self] in
-      self?.lock.withLock { _ = $0.observers.remove(id: id) }
+      self?.lock.withLock { _ = $0.valueObservers.remove(id: id) }
+    }
+  }
+
+  /// Tells the value observers that the state recorded a value; called under the store's lock.
+  @inline(__always)
+  func notifyValueRecorded(_ storage: Storage) {
+    guard storage.valueObservers.count > 0 else { return }
+    let state = storage.state
+    let handlers = storage.valueObservers.handlers
+    self.lock.enqueue {
+      for handler in handlers {
+        handler(state)
+      }
     }
   }
 
@@ -610,7 +628,7 @@ extension OperationStore {
     _ storage: Storage,
     runHandler: OperationEventHandler<State>?
   ) -> Bool {
-    runHandler != nil || storage.subscribers.count > 0 || storage.observers.count > 0
+    runHandler != nil || storage.subscribers.count > 0
   }
 
   @inline(__always)
@@ -627,13 +645,9 @@ extension OperationStore {
     _ event: @escaping @Sendable (OperationEventHandler<State>) -> Void
   ) {
     let handlers = storage.subscribers.handlers
-    let observers = storage.observers.handlers
     self.lock.enqueue {
       for handler in handlers {
         event(handler)
-      }
-      for observer in observers {
-        event(observer)
       }
       if let runHandler {
         event(runHandler)

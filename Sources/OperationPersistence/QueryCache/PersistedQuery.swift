@@ -81,19 +81,10 @@ public struct PersistedQueryController<State: OperationState & Sendable>: Operat
     guard let store = controls.controlledStore else { return .empty }
     let cache = self.cache
     let save = self.save
-    let savedCount = Lock(store.valueUpdateCount)
-    return store.observe(
-      with: OperationEventHandler { state, _ in
-        // NB: Every state change arrives here, in order; only those that record a new value
-        // are saved.
-        let isNew = savedCount.withLock { count in
-          defer { count = state.valueUpdateCount }
-          return state.valueUpdateCount > count
-        }
-        guard isNew, let date = state.valueLastUpdatedAt else { return }
-        save(cache, state.currentValue, key, date)
-      }
-    )
+    return store.observeRecordedValues { state in
+      guard let date = state.valueLastUpdatedAt else { return }
+      save(cache, state.currentValue, key, date)
+    }
   }
 }
 

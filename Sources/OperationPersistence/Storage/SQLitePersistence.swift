@@ -45,7 +45,7 @@ public final class SQLitePersistence: OperationPersistenceStorage {
             valueUpdatedAt DOUBLE NOT NULL,
             lastAccessedAt DOUBLE NOT NULL
           );
-          CREATE INDEX queryCacheByAccess ON queryCache(lastAccessedAt);
+          CREATE INDEX queryCacheByAccess ON queryCache(lastAccessedAt, key);
           CREATE TABLE outbox (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             kind TEXT NOT NULL,
@@ -69,8 +69,8 @@ public final class SQLitePersistence: OperationPersistenceStorage {
   /// The cache entry for `key`, if there is one.
   public func cacheEntry(forKey key: String) throws -> PersistedQueryEntry? {
     try self.pool.read { db in
-      try Row.fetchOne(db, sql: "SELECT * FROM queryCache WHERE key = ?", arguments: [key])
-        .map(Self.cacheEntry(from:))
+      let select = try db.cachedStatement(sql: "SELECT * FROM queryCache WHERE key = ?")
+      return try Row.fetchOne(select, arguments: [key]).map(Self.cacheEntry(from:))
     }
   }
 
@@ -110,7 +110,7 @@ public final class SQLitePersistence: OperationPersistenceStorage {
       try db.execute(
         sql: """
           DELETE FROM queryCache WHERE key IN (
-            SELECT key FROM queryCache ORDER BY lastAccessedAt DESC, key LIMIT -1 OFFSET ?
+            SELECT key FROM queryCache ORDER BY lastAccessedAt DESC, key DESC LIMIT -1 OFFSET ?
           )
           """,
         arguments: [maxCount]
@@ -124,7 +124,7 @@ public final class SQLitePersistence: OperationPersistenceStorage {
           DELETE FROM queryCache WHERE key IN (
             SELECT key FROM (
               SELECT key, SUM(length(value)) OVER (
-                ORDER BY lastAccessedAt DESC, key ROWS UNBOUNDED PRECEDING
+                ORDER BY lastAccessedAt DESC, key DESC ROWS UNBOUNDED PRECEDING
               ) AS total FROM queryCache
             ) WHERE total > ?
           )
