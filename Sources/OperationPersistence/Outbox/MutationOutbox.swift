@@ -298,10 +298,17 @@ public final class MutationOutbox: Sendable {
     let isFirst = self.state.withLock { state -> Bool in
       guard !state.isResumed else { return false }
       state.isResumed = true
+      // NB: Entries enqueued before `resume()` are in their lanes already.
       for entry in entries where entry.status != .failed {
+        guard !(state.lanes[entry.lane]?.queue.contains { $0.id == entry.id } ?? false) else {
+          continue
+        }
         var entry = entry
         entry.status = .queued
         state.lanes[entry.lane, default: Lane()].queue.append(entry)
+      }
+      for lane in state.lanes.keys {
+        state.lanes[lane]?.queue.sort { $0.id < $1.id }
       }
       state.isOnline = self.networkObserver.map { $0.currentStatus == .connected } ?? true
       return true
@@ -345,23 +352,25 @@ public final class MutationOutbox: Sendable {
     lane: String,
     idempotencyKey: String
   ) throws -> Entry {
-    self.enqueueLock.lock()
-    defer { self.enqueueLock.unlock() }
-    let entry = try self.storage.enqueueOutboxEntry(
-      kind: kind,
-      lane: lane,
-      idempotencyKey: idempotencyKey,
-      arguments: data,
-      at: self.clock.now()
-    )
-    let starts = self.state.withLock { state -> Bool in
-      guard entry.status != .failed,
-        !(state.lanes[lane]?.queue.contains { $0.id == entry.id } ?? false)
-      else { return false }
-      state.lanes[lane, default: Lane()].queue.append(entry)
-      return state.isResumed
+    let (entry, isNew, starts) = try self.enqueueLock.withLock {
+      let entry = try self.storage.enqueueOutboxEntry(
+        kind: kind,
+        lane: lane,
+        idempotencyKey: idempotencyKey,
+        arguments: data,
+        at: self.clock.now()
+      )
+      let (isNew, starts) = self.state.withLock { state -> (Bool, Bool) in
+        guard entry.status != .failed,
+          !(state.lanes[lane]?.queue.contains { $0.id == entry.id } ?? false)
+        else { return (false, false) }
+        state.lanes[lane, default: Lane()].queue.append(entry)
+        return (true, state.isResumed)
+      }
+      return (entry, isNew, starts)
     }
-    self.send(.enqueued(entry))
+    // NB: Subscribers are the app's code; they hear of the entry after the locks are released.
+    if isNew { self.send(.enqueued(entry)) }
     if starts { self.startLane(lane) }
     return entry
   }

@@ -280,8 +280,16 @@ public final class PersistentQueryCache: Sendable {
   }
 
   private func flushNow() {
-    self.writeLock.lock()
-    defer { self.writeLock.unlock() }
+    // NB: `onProblem` is the app's code; the problems are reported after the write lock is
+    // released.
+    let problems = self.writeLock.withLock { self.writePending() }
+    for problem in problems {
+      self.onProblem(problem)
+    }
+  }
+
+  /// Writes the pending values and accesses in one transaction; returns the problems met.
+  private func writePending() -> [Problem] {
     let (values, accesses) = self.pending.withLock { pending in
       defer {
         pending.values.removeAll()
@@ -290,7 +298,8 @@ public final class PersistentQueryCache: Sendable {
       }
       return (pending.values, pending.accesses)
     }
-    guard !values.isEmpty || !accesses.isEmpty else { return }
+    guard !values.isEmpty || !accesses.isEmpty else { return [] }
+    var problems = [Problem]()
     let encoder = JSONEncoder()
     var entries = [PersistedQueryEntry]()
     entries.reserveCapacity(values.count)
@@ -307,14 +316,15 @@ public final class PersistentQueryCache: Sendable {
           )
         )
       } catch {
-        self.onProblem(.unencodableValue(key: key, error: String(describing: error)))
+        problems.append(.unencodableValue(key: key, error: String(describing: error)))
       }
     }
     do {
       try self.storage.writeCacheEntries(entries, accesses: accesses, bounds: self.bounds)
     } catch {
-      self.onProblem(.storageFailed(error: String(describing: error)))
+      problems.append(.storageFailed(error: String(describing: error)))
     }
+    return problems
   }
 }
 

@@ -205,6 +205,18 @@ import Testing
     #expect(entries.first?.status == .failed)
   }
 
+  @Test func `Entries Enqueued Before Resume Are Delivered Once, In Order`() async throws {
+    let outbox = try self.outbox()
+    let server = FakeServer()
+    _ = Send(server: server).durable(in: outbox, kind: "send")
+    for text in ["a", "b", "c"] {
+      try outbox.enqueue(kind: "send", arguments: text, lane: "l")
+    }
+    try outbox.resume()
+    try await self.waitUntil(outbox) { $0.isEmpty }
+    #expect(server.requests.map(\.text) == ["a", "b", "c"])
+  }
+
   // MARK: Helpers
 
   private func waitForEntries(_ outbox: MutationOutbox, count: Int) async throws {
