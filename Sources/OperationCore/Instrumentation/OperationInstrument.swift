@@ -1,3 +1,5 @@
+import Synchronization
+
 // MARK: - Instruments
 
 /// Receives what stores and modifiers do, for metrics and tracing.
@@ -105,8 +107,18 @@ public enum OperationInstrumentEvent: Hashable, Sendable {
 extension OperationContext {
   /// The instruments that hear of the runs and events of stores created with this context.
   public var operationInstruments: [any OperationInstrument] {
-    get { self[OperationInstrumentsKey.self] }
-    set { self[OperationInstrumentsKey.self] = newValue }
+    get {
+      // NB: Until a context is given an instrument, no context has one, and a run skips the
+      // lookup: a process without instruments pays one atomic load per run.
+      guard instrumentsWereSet.load(ordering: .relaxed) else { return [] }
+      return self[OperationInstrumentsKey.self]
+    }
+    set {
+      if !newValue.isEmpty {
+        instrumentsWereSet.store(true, ordering: .relaxed)
+      }
+      self[OperationInstrumentsKey.self] = newValue
+    }
   }
 
   private enum OperationInstrumentsKey: Key {
@@ -123,6 +135,9 @@ extension OperationContext {
     }
   }
 }
+
+/// Whether any context was ever given an instrument.
+private let instrumentsWereSet = Atomic<Bool>(false)
 
 // MARK: - Modifier
 

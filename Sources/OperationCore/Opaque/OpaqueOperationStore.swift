@@ -317,7 +317,7 @@ extension OperationStore: ErasedStore {
   }
 
   fileprivate var isMutation: Bool {
-    State.self is any _MutationStateProtocol.Type
+    self.isMutationStore
   }
 
   fileprivate func erasedInvalidateAndRerun() -> OperationTask<any Sendable, any Error> {

@@ -40,6 +40,9 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
   /// Whether the state is paginated, worked out once because a dynamic cast is not cheap.
   package let isPaginated = State.self is any _PaginatedStateProtocol.Type
 
+  /// Whether the state is a mutation's, worked out once for the same reason.
+  let isMutationStore = State.self is any _MutationStateProtocol.Type
+
   private let operation: RunBox<State>
   let lock: RecursiveLock<Storage>
   /// The name of the operation's type, without its modifiers, when the store has instruments.
