@@ -35,7 +35,21 @@ let package = Package(
         Adds the logDuration(with:at:) modifier, OperationContext.operationLogger and the graph's \
         LoggingObserver.
         """
-    )
+    ),
+    .trait(
+      name: "SwiftOperationMetrics",
+      description: """
+        Adds OperationMetrics (run, outcome, retry, join, timeout, eviction and page counters and \
+        run timers through swift-metrics), OperationContext.operationMetrics and metrics().
+        """
+    ),
+    .trait(
+      name: "SwiftOperationTracing",
+      description: """
+        Adds OperationTracing (spans per run, retry attempt and page through \
+        swift-distributed-tracing), OperationContext.operationTracing and traced().
+        """
+    ),
   ],
   dependencies: [
     // `IdentifiedArrayOf` is part of the public API that swift-operation 0.5 exposes
@@ -71,6 +85,13 @@ let package = Package(
     // links the system's SQLite (Debian's libsqlite3-dev). Only the OperationPersistence target
     // links it.
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    // `Counter` and `Timer` for `OperationMetrics`, on whichever backend the app bootstraps
+    // (MetricsTestKit's `TestMetrics` in the tests). Only the `SwiftOperationMetrics` trait links
+    // it.
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    // `Tracer` and `ServiceContext` for `OperationTracing` (`InMemoryTracer` in the tests). Only
+    // the `SwiftOperationTracing` trait links it.
+    .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
   ],
   targets: [
     .target(
@@ -82,6 +103,16 @@ let package = Package(
           name: "Logging",
           package: "swift-log",
           condition: .when(traits: ["SwiftOperationLogging"])
+        ),
+        .product(
+          name: "CoreMetrics",
+          package: "swift-metrics",
+          condition: .when(traits: ["SwiftOperationMetrics"])
+        ),
+        .product(
+          name: "Tracing",
+          package: "swift-distributed-tracing",
+          condition: .when(traits: ["SwiftOperationTracing"])
         ),
       ]
     ),
@@ -171,6 +202,18 @@ let package = Package(
           name: "Logging",
           package: "swift-log",
           condition: .when(traits: ["SwiftOperationLogging"])
+        ),
+        // NB: The metrics tests count with `TestMetrics`, the tracing tests with
+        // `InMemoryTracer`.
+        .product(
+          name: "MetricsTestKit",
+          package: "swift-metrics",
+          condition: .when(traits: ["SwiftOperationMetrics"])
+        ),
+        .product(
+          name: "InMemoryTracing",
+          package: "swift-distributed-tracing",
+          condition: .when(traits: ["SwiftOperationTracing"])
         ),
       ]
     ),

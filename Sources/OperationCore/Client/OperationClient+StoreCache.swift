@@ -85,7 +85,7 @@ extension OperationClient {
         return evicted
       }
       for store in evicted {
-        store.context.record(.evicted, path: store.path)
+        store.recordInstrumentEvent(.evicted)
       }
       // NB: `candidates` and `evictable` release the evicted stores here, after the lock.
     }

@@ -13,46 +13,105 @@ import Synchronization
 /// let client = OperationClient(defaultContext: context)
 /// ```
 ///
+/// An instrument hears of two kinds of things:
+///
+/// - **Work**, which has a start and an end: a store's run, each attempt of a `retry(limit:)`
+///   modifier that may retry, and each page that a paginated request fetches. Work nests: the
+///   attempts of a run and the pages of an attempt happen inside it, and an instrument's
+///   ``OperationWorkObservation/perform(_:)`` wraps the work it observes, so a tracer can make
+///   its span the current one for the code that runs inside.
+/// - **Events**, which happen at one moment: a retry, a join of a run in flight, a timeout, an
+///   eviction.
+///
 /// The callbacks run on the thread of the work they describe, with no lock of the library held;
-/// keep them quick. Without instruments, a run pays for one read of the context.
+/// keep them quick. Without instruments, a run pays for one atomic load.
 public protocol OperationInstrument: Sendable {
-  /// A store's run starts; the returned observation hears how it ends.
+  /// A piece of work starts; the returned observation wraps it and hears how it ends.
   ///
-  /// - Parameter run: The run.
-  /// - Returns: What hears the end of the run, or `nil` to ignore it.
-  func runStarted(_ run: OperationRunInfo) -> (any OperationRunObservation)?
+  /// - Parameter work: The work.
+  /// - Returns: What observes the work, or `nil` to ignore it.
+  func started(_ work: OperationWork) -> (any OperationWorkObservation)?
 
   /// Something happened to a run or a store: a retry, a join of a run in flight, a timeout, an
   /// eviction.
   ///
   /// - Parameters:
   ///   - event: What happened.
-  ///   - path: The path of the store it happened to, empty outside a store.
-  ///   - context: The context of the run, or of the store for an eviction.
-  func record(_ event: OperationInstrumentEvent, path: OperationPath, context: OperationContext)
+  ///   - run: The run it happened in, or the store's own context and path for an eviction.
+  func record(_ event: OperationInstrumentEvent, in run: OperationRunInfo)
 }
 
-/// What an ``OperationInstrument`` knows of a run when it starts.
+/// What an ``OperationInstrument`` knows of the run that work or an event belongs to.
 public struct OperationRunInfo: Sendable {
-  /// The store's path.
+  /// The store's path; empty for an operation run outside a store.
   public let path: OperationPath
 
   /// The name of the operation's type without its modifiers, such as `PostQuery`; `nil` when the
-  /// store had no instruments when it was created.
+  /// store had no instruments when it was created, or outside a store.
   public let operationTypeName: String?
 
-  /// The run's context.
+  /// The run's context (the store's context for an eviction).
   public let context: OperationContext
+
+  /// Creates the description of a run.
+  ///
+  /// - Parameters:
+  ///   - path: The store's path.
+  ///   - operationTypeName: The name of the operation's type.
+  ///   - context: The run's context.
+  public init(path: OperationPath, operationTypeName: String?, context: OperationContext) {
+    self.path = path
+    self.operationTypeName = operationTypeName
+    self.context = context
+  }
 }
 
-/// Hears how one run ends.
-public protocol OperationRunObservation: Sendable {
-  /// The run ended.
+/// A piece of work that an ``OperationInstrument`` can observe from start to end.
+public struct OperationWork: Sendable {
+  /// What the work is.
+  public enum Kind: Hashable, Sendable {
+    /// A store's run, from its start to its final result.
+    case run
+    /// One attempt of a run whose `retry(limit:)` modifier may retry; the first is 1.
+    case attempt(Int)
+    /// The fetch of one page by a paginated request; the associated value describes its id.
+    case page(String)
+  }
+
+  /// What the work is.
+  public let kind: Kind
+
+  /// The run the work belongs to.
+  public let run: OperationRunInfo
+}
+
+/// Observes one piece of work: it wraps the work and hears how it ends.
+public protocol OperationWorkObservation: Sendable {
+  /// Performs the work; a tracer binds its span's context here.
+  ///
+  /// The default implementation calls `body`. An implementation must call `body` exactly once
+  /// and return its result.
+  ///
+  /// - Parameter body: The work.
+  /// - Returns: What `body` returns.
+  func perform<Result>(_ body: () async -> Result) async -> Result
+
+  /// The work ended.
   ///
   /// - Parameters:
   ///   - outcome: How it ended.
-  ///   - duration: How long it took, from its start to its final result.
-  func runEnded(_ outcome: OperationRunOutcome, duration: Duration)
+  ///   - duration: How long it took.
+  func ended(_ outcome: OperationRunOutcome, duration: Duration)
+}
+
+extension OperationWorkObservation {
+  /// Calls `body`.
+  ///
+  /// - Parameter body: The work.
+  /// - Returns: What `body` returns.
+  public func perform<Result>(_ body: () async -> Result) async -> Result {
+    await body()
+  }
 }
 
 /// How a run ended.
@@ -125,15 +184,72 @@ extension OperationContext {
     static var defaultValue: [any OperationInstrument] { [] }
   }
 
+  /// The store and operation that the context's run belongs to, set by a store when it has
+  /// instruments.
+  fileprivate var instrumentedRun: InstrumentedRun? {
+    get { self[InstrumentedRunKey.self] }
+    set { self[InstrumentedRunKey.self] = newValue }
+  }
+
+  private enum InstrumentedRunKey: Key {
+    static var defaultValue: InstrumentedRun? { nil }
+  }
+
+  /// What the context's instruments know of its run.
+  private func runInfo() -> OperationRunInfo {
+    OperationRunInfo(
+      path: self.instrumentedRun?.path ?? self.runningOperationStore?.path ?? OperationPath(),
+      operationTypeName: self.instrumentedRun?.operationTypeName,
+      context: self
+    )
+  }
+
   /// Tells every instrument of the context about `event`.
-  package func record(_ event: OperationInstrumentEvent, path: OperationPath? = nil) {
+  package func record(_ event: OperationInstrumentEvent) {
     let instruments = self.operationInstruments
     guard !instruments.isEmpty else { return }
-    let path = path ?? self.runningOperationStore?.path ?? OperationPath()
+    let run = self.runInfo()
     for instrument in instruments {
-      instrument.record(event, path: path, context: self)
+      instrument.record(event, in: run)
     }
   }
+
+  /// Performs `body` as work of `kind`, observed by the context's instruments.
+  ///
+  /// Without instruments, this calls `body` and nothing else.
+  package func performWork<Value, Failure: Error>(
+    _ kind: @autoclosure () -> OperationWork.Kind,
+    _ body: () async -> Result<Value, Failure>
+  ) async -> Result<Value, Failure> {
+    let instruments = self.operationInstruments
+    guard !instruments.isEmpty else { return await body() }
+    let work = OperationWork(kind: kind(), run: self.runInfo())
+    let observations = instruments.compactMap { $0.started(work) }
+    guard !observations.isEmpty else { return await body() }
+    let start = ContinuousClock.now
+    let result = await Self.perform(observations[...], body)
+    let duration = ContinuousClock.now - start
+    let outcome = OperationRunOutcome(result)
+    for observation in observations {
+      observation.ended(outcome, duration: duration)
+    }
+    return result
+  }
+
+  /// Nests `body` in the observations' `perform(_:)`, the first outermost.
+  private static func perform<Result>(
+    _ observations: ArraySlice<any OperationWorkObservation>,
+    _ body: () async -> Result
+  ) async -> Result {
+    guard let first = observations.first else { return await body() }
+    return await first.perform { await Self.perform(observations.dropFirst(), body) }
+  }
+}
+
+/// The store and operation of an instrumented run.
+private struct InstrumentedRun: Sendable {
+  let path: OperationPath
+  let operationTypeName: String?
 }
 
 /// Whether any context was ever given an instrument.
@@ -165,36 +281,32 @@ public struct _InstrumentedModifier<Operation: OperationRequest>: _ContextUpdati
   }
 }
 
-// MARK: - Store runs
-
-/// The observations of one run by the instruments of its context, and its start.
-package struct RunObservations: Sendable {
-  let observations: [any OperationRunObservation]
-  let start: ContinuousClock.Instant
-
-  /// Tells every observation how the run ended.
-  func end<Value, Failure: Error>(_ result: Result<Value, Failure>) {
-    let duration = ContinuousClock.now - self.start
-    let outcome = OperationRunOutcome(result)
-    for observation in self.observations {
-      observation.runEnded(outcome, duration: duration)
-    }
-  }
-}
+// MARK: - Stores
 
 extension OperationStore {
-  /// Tells the instruments that a run starts.
-  func startObservation(
-    _ instruments: [any OperationInstrument],
-    _ context: OperationContext
-  ) -> RunObservations? {
-    let info = OperationRunInfo(
+  /// The context of a run, with its description for the instruments when it has any.
+  func instrumentedRunContext(_ context: OperationContext) -> OperationContext {
+    guard !context.operationInstruments.isEmpty else { return context }
+    var context = context
+    context.instrumentedRun = InstrumentedRun(
+      path: self.path,
+      operationTypeName: self.operationTypeName
+    )
+    return context
+  }
+
+  /// Tells the instruments of the store's context about `event`.
+  func recordInstrumentEvent(_ event: OperationInstrumentEvent) {
+    let context = self.context
+    let instruments = context.operationInstruments
+    guard !instruments.isEmpty else { return }
+    let run = OperationRunInfo(
       path: self.path,
       operationTypeName: self.operationTypeName,
       context: context
     )
-    let observations = instruments.compactMap { $0.runStarted(info) }
-    guard !observations.isEmpty else { return nil }
-    return RunObservations(observations: observations, start: .now)
+    for instrument in instruments {
+      instrument.record(event, in: run)
+    }
   }
 }

@@ -92,17 +92,41 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
     }
     var context = context
     let maxRetries = max(context.operationMaxRetries, 0)
-    for index in 0..<maxRetries {
-      do {
-        return try await operation.run(isolation: isolation, in: context, with: continuation)
-      } catch {
-        guard self.shouldRetry(index + 1, error) else { throw error }
+    var index = 0
+    while true {
+      // NB: Each attempt of a run that may retry is work that instruments observe.
+      let result =
+        maxRetries == 0
+        ? await Self.attempt(operation, isolation: isolation, in: context, with: continuation)
+        : await context.performWork(.attempt(index + 1)) {
+          await Self.attempt(operation, isolation: isolation, in: context, with: continuation)
+        }
+      switch result {
+      case .success(let value):
+        return value
+      case .failure(let error):
+        guard index < maxRetries, self.shouldRetry(index + 1, error) else { throw error }
         context.record(.retried(attempt: index + 1))
         try? await context.operationDelayer.delay(for: context.operationBackoffFunction(index + 1))
         context.operationRetryIndex = index
+        index += 1
       }
     }
-    return try await operation.run(isolation: isolation, in: context, with: continuation)
+  }
+
+  private static func attempt(
+    _ operation: Operation,
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Operation.Value, Operation.Failure>
+  ) async -> Result<Operation.Value, Operation.Failure> {
+    do throws(Operation.Failure) {
+      return .success(
+        try await operation.run(isolation: isolation, in: context, with: continuation)
+      )
+    } catch {
+      return .failure(error)
+    }
   }
 }
 

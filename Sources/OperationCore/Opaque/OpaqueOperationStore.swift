@@ -58,6 +58,11 @@ public final class OpaqueOperationStore: Sendable {
     set { self.erased.erasedContext = newValue }
   }
 
+  /// Tells the instruments of the store's context about `event`.
+  package func recordInstrumentEvent(_ event: OperationInstrumentEvent) {
+    self.erased.recordInstrumentEvent(event)
+  }
+
   /// Whether the store may run its operation by itself.
   public var isAutomaticRunningEnabled: Bool {
     self.erased.isAutomaticRunningEnabled
@@ -257,6 +262,7 @@ private protocol ErasedStore: AnyObject, Sendable {
   var isInvalidated: Bool { get }
   var isCollected: Bool { get }
   var runsInFlightCount: Int { get }
+  func recordInstrumentEvent(_ event: OperationInstrumentEvent)
   func invalidate()
   func erasedInvalidateAndRerun() -> OperationTask<any Sendable, any Error>
   func cancelRuns() -> Int

@@ -369,18 +369,20 @@ extension PaginatedRequest {
         using: yieldContext
       )
     }
-    let result: Result<PageValue, PageFailure>
-    do throws(PageFailure) {
-      result = .success(
-        try await self.fetchPage(
-          isolation: isolation,
-          using: paging,
-          in: context,
-          with: pageContinuation
+    let result = await context.performWork(.page(String(describing: id))) {
+      () async -> Result<PageValue, PageFailure> in
+      do throws(PageFailure) {
+        return .success(
+          try await self.fetchPage(
+            isolation: isolation,
+            using: paging,
+            in: context,
+            with: pageContinuation
+          )
         )
-      )
-    } catch {
-      result = .failure(error)
+      } catch {
+        return .failure(error)
+      }
     }
     if let sink {
       var finalContext = context

@@ -181,7 +181,7 @@ extension OperationStore {
     }
     guard let collected else { return }
     collected.notifyCollected(OpaqueOperationStore(erasing: self))
-    self.context.record(.evicted, path: self.path)
+    self.recordInstrumentEvent(.evicted)
   }
 }
 

@@ -398,14 +398,12 @@ extension OperationStore {
     _ task: OperationTask<State.OperationValue, State.Failure>,
     sequence: Int
   ) async throws(State.Failure) -> State.OperationValue {
-    let context = task.context
+    let context = self.instrumentedRunContext(task.context)
     let handler = context.runEventHandler?.base as? OperationEventHandler<State>
     self.lock.withLock { storage in
       guard Self.hasReceivers(storage, runHandler: handler) else { return }
       self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
     }
-    let instruments = context.operationInstruments
-    let observation = instruments.isEmpty ? nil : self.startObservation(instruments, context)
     let run = RunRecord()
     let continuation = OperationContinuation<State.OperationValue, State.Failure> {
       result,
@@ -419,17 +417,16 @@ extension OperationStore {
         handler: handler
       )
     }
-    let result: Result<State.OperationValue, State.Failure>
-    do throws(State.Failure) {
-      result = .success(try await self.operation.run(in: context, with: continuation))
-    } catch {
-      result = .failure(error)
+    let result = await context.performWork(.run) {
+      () async -> Result<State.OperationValue, State.Failure> in
+      do throws(State.Failure) {
+        return .success(try await self.operation.run(in: context, with: continuation))
+      } catch {
+        return .failure(error)
+      }
     }
     var finalContext = context
     finalContext.operationResultUpdateReason = .returnedFinalResult
-    if let observation {
-      observation.end(result)
-    }
     // NB: A run's effects end before its result is recorded, so that a mutation stays loading
     // while, for example, the stores it invalidates run again. Most runs have none, which the
     // counter tells without the lock.

@@ -88,6 +88,53 @@ import Testing
     #expect(instrument.log == ["evicted \(store.path.description)"])
   }
 
+  @Test func `Each Attempt Of A Run That May Retry Is Observed Inside The Run`() async {
+    let instrument = RecordingInstrument(observesNestedWork: true)
+    let store = self.client(instrument).store(for: FailingQuery().retry(limit: 1))
+    await #expect(throws: TestError.self) { try await store.fetch() }
+    #expect(
+      instrument.log == [
+        "start FailingQuery",
+        "attempt 1", "end attempt 1 failure", "retried 1 at \(store.path.description)",
+        "attempt 2", "end attempt 2 failure",
+        "end failure",
+      ]
+    )
+  }
+
+  @Test func `A Run Without Retries Has No Attempts`() async throws {
+    let instrument = RecordingInstrument(observesNestedWork: true)
+    let store = self.client(instrument).store(for: TestQuery().retry(limit: 0))
+    try await store.fetch()
+    #expect(instrument.log == ["start TestQuery", "end success"])
+  }
+
+  @Test func `Each Page Is Observed Inside The Run`() async throws {
+    let instrument = RecordingInstrument(observesNestedWork: true)
+    let store = self.client(instrument).store(for: TestPaginated([0: "zero", 1: "one"]))
+    try await store.fetchNextPage()
+    try await store.fetchNextPage()
+    #expect(
+      instrument.log == [
+        "start TestPaginated", "page 0", "end page 0 success", "end success",
+        "start TestPaginated", "page 1", "end page 1 success", "end success",
+      ]
+    )
+  }
+
+  @Test func `Observations Wrap Their Work, The First Instrument Outermost`() async throws {
+    let lines = ValueRecorder<String>()
+    var context = OperationContext()
+    context.operationInstruments = [
+      WrappingInstrument(name: "outer", lines: lines),
+      WrappingInstrument(name: "inner", lines: lines),
+    ]
+    let client = OperationClient(defaultContext: context)
+    let query = TestQuery()
+    try await client.store(for: query).fetch()
+    #expect(lines.values == ["outer in", "inner in", "inner out", "outer out"])
+  }
+
   @Test func `The Modifier Instruments One Operation`() async throws {
     let instrument = RecordingInstrument()
     let client = OperationClient()
@@ -101,6 +148,11 @@ import Testing
 private final class RecordingInstrument: OperationInstrument {
   private let lines = ValueRecorder<String>()
   private let events = AsyncCounter()
+  private let observesNestedWork: Bool
+
+  init(observesNestedWork: Bool = false) {
+    self.observesNestedWork = observesNestedWork
+  }
 
   var log: [String] { self.lines.values }
 
@@ -108,12 +160,25 @@ private final class RecordingInstrument: OperationInstrument {
     await self.events.wait(for: count)
   }
 
-  func runStarted(_ run: OperationRunInfo) -> (any OperationRunObservation)? {
-    self.lines.record("start \(run.operationTypeName ?? "?")")
-    return Observation(lines: self.lines)
+  func started(_ work: OperationWork) -> (any OperationWorkObservation)? {
+    let name: String
+    switch work.kind {
+    case .run: name = "start \(work.run.operationTypeName ?? "?")"
+    case .attempt(let attempt): name = "attempt \(attempt)"
+    case .page(let id): name = "page \(id)"
+    }
+    guard self.observes(work.kind) else { return nil }
+    self.lines.record(name)
+    return Observation(lines: self.lines, kind: work.kind)
   }
 
-  func record(_ event: OperationInstrumentEvent, path: OperationPath, context: OperationContext) {
+  private func observes(_ kind: OperationWork.Kind) -> Bool {
+    if case .run = kind { return true }
+    return self.observesNestedWork
+  }
+
+  func record(_ event: OperationInstrumentEvent, in run: OperationRunInfo) {
+    let path = run.path
     switch event {
     case .retried(let attempt): self.lines.record("retried \(attempt) at \(path.description)")
     case .joinedRunInFlight: self.lines.record("joined")
@@ -123,11 +188,42 @@ private final class RecordingInstrument: OperationInstrument {
     self.events.increment()
   }
 
-  private struct Observation: OperationRunObservation {
+  private struct Observation: OperationWorkObservation {
+    let lines: ValueRecorder<String>
+    let kind: OperationWork.Kind
+
+    func ended(_ outcome: OperationRunOutcome, duration: Duration) {
+      switch self.kind {
+      case .run: self.lines.record("end \(outcome.name)")
+      case .attempt(let attempt): self.lines.record("end attempt \(attempt) \(outcome.name)")
+      case .page(let id): self.lines.record("end page \(id) \(outcome.name)")
+      }
+    }
+  }
+}
+
+/// Records when its observations enter and leave the work they wrap.
+private struct WrappingInstrument: OperationInstrument {
+  let name: String
+  let lines: ValueRecorder<String>
+
+  func started(_ work: OperationWork) -> (any OperationWorkObservation)? {
+    Observation(name: self.name, lines: self.lines)
+  }
+
+  func record(_ event: OperationInstrumentEvent, in run: OperationRunInfo) {}
+
+  private struct Observation: OperationWorkObservation {
+    let name: String
     let lines: ValueRecorder<String>
 
-    func runEnded(_ outcome: OperationRunOutcome, duration: Duration) {
-      self.lines.record("end \(outcome.name)")
+    func perform<Result>(_ body: () async -> Result) async -> Result {
+      self.lines.record("\(self.name) in")
+      let result = await body()
+      self.lines.record("\(self.name) out")
+      return result
     }
+
+    func ended(_ outcome: OperationRunOutcome, duration: Duration) {}
   }
 }

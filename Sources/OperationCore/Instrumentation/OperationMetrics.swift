@@ -1,0 +1,260 @@
+#if SwiftOperationMetrics
+  public import CoreMetrics
+  import Synchronization
+
+  // MARK: - Metrics
+
+  /// An ``OperationInstrument`` that counts what operations do and times their runs through
+  /// swift-metrics, for whichever backend the app bootstraps (Prometheus, StatsD, OpenTelemetry).
+  ///
+  /// Available with the `SwiftOperationMetrics` package trait.
+  ///
+  /// Turn it on for every store of a client, or for one operation:
+  ///
+  /// ```swift
+  /// var context = OperationContext()
+  /// context.operationMetrics = OperationMetrics()
+  /// let client = OperationClient(defaultContext: context)
+  ///
+  /// let store = client.store(for: PostQuery(id: 1).metrics())
+  /// ```
+  ///
+  /// Every metric has the dimension `operation`, the group its store belongs to (see
+  /// ``Grouping``), and a label that starts with ``labelPrefix`` (`operation` by default):
+  ///
+  /// | Label | Kind | Counts |
+  /// |---|---|---|
+  /// | `operation_runs_total` | counter | store runs started, joins included |
+  /// | `operation_successes_total` | counter | runs that returned a value |
+  /// | `operation_failures_total` | counter | runs that threw an error other than a cancellation (timeouts included) |
+  /// | `operation_cancellations_total` | counter | runs that were cancelled |
+  /// | `operation_retries_total` | counter | retries started by `retry(limit:)` |
+  /// | `operation_deduplicated_joins_total` | counter | runs that joined a run in flight |
+  /// | `operation_timeouts_total` | counter | attempts that `timeout(after:)` ended |
+  /// | `operation_evictions_total` | counter | stores collected or evicted under memory pressure |
+  /// | `operation_pages_total` | counter | pages fetched by paginated requests |
+  /// | `operation_run_duration_seconds` | timer | run durations, with the dimension `outcome` (`success`, `failure`, `cancelled`, `timeout`) |
+  ///
+  /// A finished run counts once as a success, a failure or a cancellation, so runs in flight are
+  /// the runs less those three. The operation's own requests are the runs less the joins plus the
+  /// retries, for an operation that sends one request per attempt.
+  ///
+  /// The instrument makes each group's metrics once and keeps them, so a run costs a dictionary
+  /// lookup and the backend's own increments.
+  public final class OperationMetrics: OperationInstrument {
+    /// How stores are grouped into the `operation` dimension.
+    ///
+    /// Keep the number of groups small: every group is a series in the backend. Paths usually
+    /// hold identifiers, so ``pathPrefix(_:)`` should stop before them.
+    public struct Grouping: Sendable {
+      let group: @Sendable (OperationRunInfo) -> String
+
+      /// By the operation's type, such as `PostQuery`, without its modifiers; the default.
+      ///
+      /// A store that had no instruments when it was created has no type name, and is grouped
+      /// by the first element of its path.
+      public static var operationType: Self {
+        Self { $0.operationTypeName ?? Self.prefix(of: $0.path, count: 1) }
+      }
+
+      /// By the first `count` elements of the store's path, joined with `/`.
+      ///
+      /// - Parameter count: How many elements of the path name the group.
+      /// - Returns: The grouping.
+      public static func pathPrefix(_ count: Int) -> Self {
+        Self { Self.prefix(of: $0.path, count: count) }
+      }
+
+      /// By a name of your choice.
+      ///
+      /// - Parameter group: The group of a run.
+      /// - Returns: The grouping.
+      public static func custom(_ group: @escaping @Sendable (OperationRunInfo) -> String) -> Self {
+        Self(group: group)
+      }
+
+      private static func prefix(of path: OperationPath, count: Int) -> String {
+        let elements = path.prefix(max(count, 0)).map { "\($0.base)" }
+        return elements.isEmpty ? "unknown" : elements.joined(separator: "/")
+      }
+    }
+
+    /// The first part of every metric's label.
+    public let labelPrefix: String
+
+    private let factory: any MetricsFactory
+    private let grouping: Grouping
+    private let groups = Mutex<[String: GroupMetrics]>([:])
+
+    /// Creates an instrument.
+    ///
+    /// - Parameters:
+    ///   - factory: The backend; the one the app bootstrapped by default.
+    ///   - labelPrefix: The first part of every label.
+    ///   - grouping: How stores are grouped into the `operation` dimension.
+    public init(
+      factory: any MetricsFactory = MetricsSystem.factory,
+      labelPrefix: String = "operation",
+      grouping: Grouping = .operationType
+    ) {
+      self.factory = factory
+      self.labelPrefix = labelPrefix
+      self.grouping = grouping
+    }
+
+    /// Counts a run or a page and, for a run, times it.
+    public func started(_ work: OperationWork) -> (any OperationWorkObservation)? {
+      switch work.kind {
+      case .run:
+        let metrics = self.metrics(for: work.run)
+        metrics.runs.increment()
+        return RunObservation(metrics: metrics)
+      case .page:
+        self.metrics(for: work.run).pages.increment()
+        return nil
+      case .attempt:
+        return nil
+      }
+    }
+
+    /// Counts a retry, a join, a timeout or an eviction.
+    public func record(_ event: OperationInstrumentEvent, in run: OperationRunInfo) {
+      let metrics = self.metrics(for: run)
+      switch event {
+      case .retried: metrics.retries.increment()
+      case .joinedRunInFlight: metrics.joins.increment()
+      case .timedOut: metrics.timeouts.increment()
+      case .evicted: metrics.evictions.increment()
+      }
+    }
+
+    private func metrics(for run: OperationRunInfo) -> GroupMetrics {
+      let group = self.grouping.group(run)
+      if let metrics = self.groups.withLock({ $0[group] }) {
+        return metrics
+      }
+      // NB: Made outside the lock: a factory is the app's code. Two runs of a new group may both
+      // make them; the first stored wins, and backends hand out the same series for one key.
+      let metrics = GroupMetrics(group: group, prefix: self.labelPrefix, factory: self.factory)
+      return self.groups.withLock { groups in
+        if let existing = groups[group] { return existing }
+        groups[group] = metrics
+        return metrics
+      }
+    }
+  }
+
+  /// The metrics of one group of stores.
+  private struct GroupMetrics: Sendable {
+    let runs: Counter
+    let successes: Counter
+    let failures: Counter
+    let cancellations: Counter
+    let retries: Counter
+    let joins: Counter
+    let timeouts: Counter
+    let evictions: Counter
+    let pages: Counter
+    let succeededDuration: Timer
+    let failedDuration: Timer
+    let cancelledDuration: Timer
+    let timedOutDuration: Timer
+
+    init(group: String, prefix: String, factory: any MetricsFactory) {
+      let dimensions = [("operation", group)]
+      func counter(_ name: String) -> Counter {
+        Counter(label: "\(prefix)_\(name)_total", dimensions: dimensions, factory: factory)
+      }
+      func timer(_ outcome: String) -> Timer {
+        Timer(
+          label: "\(prefix)_run_duration_seconds",
+          dimensions: dimensions + [("outcome", outcome)],
+          factory: factory
+        )
+      }
+      self.runs = counter("runs")
+      self.successes = counter("successes")
+      self.failures = counter("failures")
+      self.cancellations = counter("cancellations")
+      self.retries = counter("retries")
+      self.joins = counter("deduplicated_joins")
+      self.timeouts = counter("timeouts")
+      self.evictions = counter("evictions")
+      self.pages = counter("pages")
+      self.succeededDuration = timer("success")
+      self.failedDuration = timer("failure")
+      self.cancelledDuration = timer("cancelled")
+      self.timedOutDuration = timer("timeout")
+    }
+  }
+
+  /// Counts how a run ended and records its duration.
+  private struct RunObservation: OperationWorkObservation {
+    let metrics: GroupMetrics
+
+    func ended(_ outcome: OperationRunOutcome, duration: Duration) {
+      let timer: Timer
+      switch outcome {
+      case .succeeded:
+        self.metrics.successes.increment()
+        timer = self.metrics.succeededDuration
+      case .failed:
+        self.metrics.failures.increment()
+        timer = self.metrics.failedDuration
+      case .timedOut:
+        self.metrics.failures.increment()
+        timer = self.metrics.timedOutDuration
+      case .cancelled:
+        self.metrics.cancellations.increment()
+        timer = self.metrics.cancelledDuration
+      }
+      let (seconds, attoseconds) = duration.components
+      timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+  }
+
+  // MARK: - Switches
+
+  extension OperationContext {
+    /// The metrics instrument of this context, if any: set it on a client's default context to
+    /// record metrics for every store of the client, or to `nil` to stop.
+    ///
+    /// Setting it replaces any ``OperationMetrics`` among ``operationInstruments``, so a store
+    /// never counts twice. Available with the `SwiftOperationMetrics` package trait.
+    public var operationMetrics: OperationMetrics? {
+      get { self.operationInstruments.lazy.compactMap { $0 as? OperationMetrics }.first }
+      set {
+        var instruments = self.operationInstruments.filter { !($0 is OperationMetrics) }
+        if let newValue {
+          instruments.append(newValue)
+        }
+        self.operationInstruments = instruments
+      }
+    }
+  }
+
+  extension OperationRequest {
+    /// Records this operation's metrics with `metrics`, in place of the client's; see
+    /// ``OperationMetrics``.
+    ///
+    /// Available with the `SwiftOperationMetrics` package trait.
+    ///
+    /// - Parameter metrics: The instrument; by default, one on the bootstrapped backend.
+    /// - Returns: The modified operation.
+    public func metrics(
+      _ metrics: OperationMetrics = OperationMetrics()
+    ) -> ModifiedOperation<Self, _MetricsModifier<Self>> {
+      self.modifier(_MetricsModifier(metrics: metrics))
+    }
+  }
+
+  /// The modifier behind ``OperationRequest/metrics(_:)``.
+  public struct _MetricsModifier<Operation: OperationRequest>: _ContextUpdatingOperationModifier {
+    let metrics: OperationMetrics
+
+    /// Sets ``OperationContext/operationMetrics``.
+    public func setup(context: inout OperationContext) {
+      context.operationMetrics = self.metrics
+    }
+  }
+#endif
