@@ -11,8 +11,8 @@
 /// [Query(id: 1)]  QueryState<Post?>  success  no        0      0  0.4s ago  -      -
 /// ```
 ///
-/// Long paths, state types and errors are cut to a width and end with `…`, so a row stays on one
-/// line; the last update is relative to the snapshot's `takenAt`.
+/// Long state types and errors are cut to a width and end with `…`, long paths lose their middle,
+/// so a row stays on one line; the last update is relative to the snapshot's `takenAt`.
 public enum InspectorTable {
   /// The widest a cell of each cut column may be.
   public struct Limits: Hashable, Sendable {
@@ -29,7 +29,7 @@ public enum InspectorTable {
     ///   - path: The widest path; at least 1.
     ///   - stateType: The widest state type; at least 1.
     ///   - error: The widest error description; at least 1.
-    public init(path: Int = 36, stateType: Int = 34, error: Int = 32) {
+    public init(path: Int = 40, stateType: Int = 34, error: Int = 32) {
       self.path = path
       self.stateType = stateType
       self.error = error
@@ -74,7 +74,7 @@ public enum InspectorTable {
         "-"
       }
     return [
-      Self.truncate(Self.shortPath(store.path), to: limits.path),
+      Self.truncateMiddle(Self.shortPath(store.path), to: limits.path),
       Self.truncate(Self.shortTypeName(store.stateType), to: limits.stateType),
       store.phase,
       stale,
@@ -122,6 +122,20 @@ public enum InspectorTable {
     let width = max(width, 1)
     guard text.count > width else { return text }
     return text.prefix(width - 1) + "…"
+  }
+
+  /// A text cut to a width in its middle: its start, `…`, then its end, when it is longer. For
+  /// paths, whose ends tell stores apart (`[CreateMutation(lab…post · optimistic")]`).
+  ///
+  /// - Parameters:
+  ///   - text: The text.
+  ///   - width: The widest result; at least 1.
+  public static func truncateMiddle(_ text: String, to width: Int) -> String {
+    let width = max(width, 1)
+    guard text.count > width else { return text }
+    let kept = width - 1
+    let head = (kept + 1) / 2
+    return text.prefix(head) + "…" + text.suffix(kept - head)
   }
 
   /// How long before `now` a date was, such as `0.4s ago`, `12s ago`, `3m ago` or `2h ago`;

@@ -86,7 +86,7 @@ import Testing
       limits: limits
     )
     #expect(lines.count == 2)
-    #expect(lines[1].hasPrefix("[CreateMutation(lab…  S"))
+    #expect(lines[1].hasPrefix("[CreateMut…s feed\")]  S"))
     #expect(lines[1].contains("The server said…"))
     #expect(!lines[1].contains("\n"))
   }
@@ -97,6 +97,16 @@ import Testing
     #expect(InspectorTable.truncate("abc", to: 1) == "…")
     #expect(InspectorTable.truncate("abc", to: 0) == "…")
     #expect(InspectorTable.truncate("", to: 3) == "")
+  }
+
+  @Test func `truncateMiddle keeps the start and the end`() {
+    #expect(InspectorTable.truncateMiddle("abcdef", to: 6) == "abcdef")
+    #expect(InspectorTable.truncateMiddle("abcdefg", to: 6) == "abc…fg")
+    #expect(InspectorTable.truncateMiddle("abcdefgh", to: 5) == "ab…gh")
+    #expect(InspectorTable.truncateMiddle("abc", to: 2) == "a…")
+    #expect(InspectorTable.truncateMiddle("abc", to: 1) == "…")
+    #expect(InspectorTable.truncateMiddle("abc", to: -4) == "…")
+    #expect(InspectorTable.truncateMiddle("abcdefgh", to: 5).count == 5)
   }
 
   @Test(
