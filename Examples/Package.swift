@@ -64,6 +64,9 @@ let package = Package(
       name: "OperationDemoSupportTests",
       dependencies: [
         "OperationDemoSupport",
+        // The library's snapshot, encoded as `GET /debug/operations` encodes it, checks that the
+        // demo's mirror of it (`InspectorSnapshot`) decodes the real thing.
+        .product(name: "Operation", package: "swift-operation"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

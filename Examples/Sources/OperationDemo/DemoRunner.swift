@@ -32,16 +32,23 @@ struct DemoRunner {
     context.postsAPI = api
     context.demoReporter = reporter
     context.operationBackoffFunction = Self.backoff
+    let client = OperationClient(defaultContext: context)
+    // NB: The server's `GET /debug/operations` reports this client from now on.
+    serverState?.inspectClient { client.snapshot() }
     let environment = DemoEnvironment(
-      client: OperationClient(defaultContext: context),
+      client: client,
       api: api,
       reporter: reporter,
       checks: Checks(terminal: terminal),
       server: serverState,
       options: self.options
     )
+    let inspector = self.options.inspect ? Inspector(baseURL: baseURL, terminal: terminal) : nil
 
-    await self.runSteps(environment, within: self.options.timeLimit)
+    await self.runSteps(environment, inspector: inspector, within: self.options.timeLimit)
+    if let inspector {
+      await inspector.show("at the end")
+    }
     if let serverState {
       environment.checks.record(
         .requestsReachedServer(
@@ -49,27 +56,60 @@ struct DemoRunner {
           received: serverState.totalRequests
         )
       )
+      if let inspector {
+        environment.checks.record(
+          .debugRequestsLeftOut(
+            answered: serverState.debugRequestCount,
+            failed: inspector.failedFetches,
+            history: serverState.requestHistory
+          )
+        )
+      }
     }
     self.printSummary(environment)
     await server?.stop()
     return environment.checks.failed == 0
   }
 
-  private func runSteps(_ env: DemoEnvironment, within timeLimit: Duration) async {
+  /// The steps, in order; each prints its own heading, numbered as here from 1.
+  private static let steps: [@Sendable (DemoEnvironment) async -> Void] = [
+    PostQuerySteps.fetchPost,
+    PostQuerySteps.fetchMissingPost,
+    SharedStoreStep.run,
+    FeedStep.run,
+    CreatePostStep.run,
+    InvalidationStep.run,
+    OptimisticUpdateStep.run,
+    ReconnectStep.run,
+    OutboxStep.run,
+  ]
+
+  /// The number of the feed step, after which `--inspect` checks the snapshot.
+  private static let feedStepNumber = 4
+
+  private func runSteps(
+    _ env: DemoEnvironment,
+    inspector: Inspector?,
+    within timeLimit: Duration
+  ) async {
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        await PostQuerySteps.fetchPost(env)
-        await PostQuerySteps.fetchMissingPost(env)
-        await SharedStoreStep.run(env)
-        await FeedStep.run(env)
-        await CreatePostStep.run(env)
-        await InvalidationStep.run(env)
-        await OptimisticUpdateStep.run(env)
-        await ReconnectStep.run(env)
-        await OutboxStep.run(env)
+        for (index, step) in Self.steps.enumerated() {
+          let number = index + 1
+          guard let inspector else {
+            await step(env)
+            continue
+          }
+          await inspector.whileRunning("step \(number)") { await step(env) }
+          let snapshot = await inspector.show("after step \(number)")
+          if number == Self.feedStepNumber {
+            Self.checkInspectedFeed(snapshot, env)
+          }
+        }
       }
       group.addTask {
         guard (try? await Task.sleep(for: timeLimit)) != nil else { return }
+        env.terminal.closeLiveFrames()
         env.terminal.line()
         env.checks.expect(
           false,
@@ -82,6 +122,27 @@ struct DemoRunner {
       await group.next()
       group.cancelAll()
     }
+  }
+
+  /// Checks that the snapshot taken after the feed step lists the feed's store, loaded.
+  private static func checkInspectedFeed(
+    _ snapshot: Result<InspectorSnapshot, Inspector.FetchError>,
+    _ env: DemoEnvironment
+  ) {
+    let problem: String? =
+      switch snapshot {
+      case .success: nil
+      case .failure(let error): "\(error)"
+      }
+    env.checks.record(
+      .inspectorLists(
+        path: Post.feedQuery.path.description,
+        label: "the feed's store",
+        phase: "success",
+        in: try? snapshot.get(),
+        problem: problem
+      )
+    )
   }
 
   private func printHeader(baseURL: URL, isEmbedded: Bool, _ terminal: Terminal) {

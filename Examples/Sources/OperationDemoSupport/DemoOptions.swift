@@ -98,6 +98,17 @@ public struct DemoOptions: ParsableArguments, Sendable {
   )
   public var serveOnly = false
 
+  /// Print the client's stores after each step, as the embedded server's `GET /debug/operations`
+  /// reports them.
+  @Flag(
+    help: ArgumentHelp(
+      "After each step and at the end, print the client's stores (client.snapshot()) as the "
+        + "embedded server's GET /debug/operations reports them; on a terminal, a live view of "
+        + "them also redraws while a step runs."
+    )
+  )
+  public var inspect = false
+
   /// The port of the embedded server; 0 picks a free one.
   @Option(
     parsing: .unconditional,
@@ -156,6 +167,17 @@ public struct DemoOptions: ParsableArguments, Sendable {
     }
     if self.serveOnly && self.baseURL != nil {
       throw ValidationError("--serve-only runs the embedded server; it cannot take --base-url.")
+    }
+    if self.inspect && self.serveOnly {
+      throw ValidationError(
+        "--inspect shows the demo client's stores; --serve-only runs no client."
+      )
+    }
+    if self.inspect && self.baseURL != nil {
+      throw ValidationError(
+        "--inspect reads the embedded server's /debug/operations, which reports this run's "
+          + "client; it cannot take --base-url."
+      )
     }
     if self.port != 0 && self.baseURL != nil {
       throw ValidationError("--port sets the embedded server's port; it cannot take --base-url.")

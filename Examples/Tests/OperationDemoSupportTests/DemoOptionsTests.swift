@@ -12,6 +12,12 @@ import Testing
     #expect(options.timeLimit == .seconds(30))
     #expect(!options.serveOnly)
     #expect(options.port == 0)
+    #expect(!options.inspect)
+  }
+
+  @Test func `inspect is a flag`() throws {
+    #expect(try DemoOptions.parse(["--inspect"]).inspect)
+    #expect(try DemoOptions.parse(["--inspect", "--port", "8080"]).inspect)
   }
 
   @Test func `flags set the fault plan`() throws {
@@ -45,6 +51,8 @@ import Testing
       (["--base-url", "ftp://example.com"], "--base-url must be an http or https URL"),
       (["--serve-only", "--base-url", "http://a.b"], "--serve-only runs the embedded server"),
       (["--port", "8080", "--base-url", "http://a.b"], "--port sets the embedded server's port"),
+      (["--inspect", "--serve-only"], "--inspect shows the demo client's stores"),
+      (["--inspect", "--base-url", "http://a.b"], "--inspect reads the embedded server's"),
       (["--frobnicate"], "Unknown option '--frobnicate'"),
     ]
   )

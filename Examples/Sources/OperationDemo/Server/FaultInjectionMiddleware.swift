@@ -7,6 +7,11 @@ import OperationDemoSupport
 ///
 /// A failed request never reaches its route, so a retried `POST /posts/add` cannot create a post
 /// twice.
+///
+/// Debug requests (`/debug/*`, such as `--inspect`'s `GET /debug/operations`) go straight to their
+/// route: they are never held, delayed or failed, and they are counted apart
+/// (``ServerState/debugRequestCount``), not in the request counts and history that the demo's
+/// checks compare with the client's requests.
 struct FaultInjectionMiddleware<Context: RequestContext>: RouterMiddleware {
   let state: ServerState
 
@@ -17,6 +22,10 @@ struct FaultInjectionMiddleware<Context: RequestContext>: RouterMiddleware {
     context: Context,
     next: @concurrent (Request, Context) async throws -> Response
   ) async throws -> Response {
+    if DebugEndpoint.isDebug(path: request.uri.path) {
+      self.state.recordDebugRequest()
+      return try await next(request, context)
+    }
     let key = Self.key(for: request)
     let answer = self.state.admit(key: key)
     await self.state.waitIfHeld(key: key)

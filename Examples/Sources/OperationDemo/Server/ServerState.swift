@@ -1,3 +1,4 @@
+import Operation
 import OperationDemoSupport
 
 /// What the embedded server knows: its posts, its faults, its offline switch and every request it
@@ -32,6 +33,10 @@ final class ServerState: Sendable {
   /// recorded apart from the ledger that decides whether to apply.
   private let outboxItems = Locked([AppliedOutboxItem]())
   private let appliedHook = Locked<(@Sendable (AppliedOutboxItem) -> Void)?>(nil)
+  /// The snapshot of the client that `GET /debug/operations` reports, once the demo registers it.
+  private let snapshotProvider = Locked<(@Sendable () -> OperationClientSnapshot?)?>(nil)
+  /// The number of debug requests answered, which the request counts and history leave out.
+  private let debugRequests = Locked(0)
 
   init(plan: FaultPlan, catalog: PostCatalog = PostCatalog()) {
     self.plan = plan
@@ -215,6 +220,33 @@ final class ServerState: Sendable {
   /// The outbox items applied, in order.
   var appliedOutboxItems: [AppliedOutboxItem] {
     self.outboxItems.withLock { $0 }
+  }
+
+  // MARK: - Debug
+
+  /// Lets `GET /debug/operations` report a client: the demo registers its own once it creates
+  /// it. Until then (and always with `--serve-only`) the endpoint answers 404.
+  ///
+  /// - Parameter provider: The client's snapshot, or `nil` when there is none to report.
+  func inspectClient(with provider: @escaping @Sendable () -> OperationClientSnapshot?) {
+    self.snapshotProvider.withLock { $0 = provider }
+  }
+
+  /// The registered client's snapshot; `nil` when no client is registered.
+  func clientSnapshot() -> OperationClientSnapshot? {
+    self.snapshotProvider.withLock { $0 }?()
+  }
+
+  /// Counts a debug request, which skips the fault injection, the request counts and the
+  /// history.
+  func recordDebugRequest() {
+    self.debugRequests.withLock { $0 += 1 }
+  }
+
+  /// The number of debug requests received (`/debug/*`), which ``totalRequests``,
+  /// ``requestHistory`` and the other counts leave out.
+  var debugRequestCount: Int {
+    self.debugRequests.withLock { $0 }
   }
 
   /// The number of answers of one kind, over every key.
