@@ -25,7 +25,7 @@ public struct OperationStoreSnapshot: Hashable, Sendable, Codable {
 
   /// The store's path, as its description.
   public var path: String
-  /// The type of the store's state, such as `QueryState<Post, any Error>`.
+  /// The type of the store's state, such as `QueryState<Post, Error>`.
   public var stateType: String
   /// Where the store stands.
   public var phase: Phase
