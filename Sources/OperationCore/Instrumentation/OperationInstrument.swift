@@ -184,6 +184,25 @@ extension OperationContext {
     static var defaultValue: [any OperationInstrument] { [] }
   }
 
+  /// The first instrument of type `Instrument` among ``operationInstruments``.
+  package func instrument<Instrument: OperationInstrument>(
+    of type: Instrument.Type
+  ) -> Instrument? {
+    self.operationInstruments.lazy.compactMap { $0 as? Instrument }.first
+  }
+
+  /// Replaces every instrument of type `Instrument` with `instrument`, or removes them for `nil`.
+  package mutating func replaceInstruments<Instrument: OperationInstrument>(
+    of type: Instrument.Type,
+    with instrument: Instrument?
+  ) {
+    var instruments = self.operationInstruments.filter { !($0 is Instrument) }
+    if let instrument {
+      instruments.append(instrument)
+    }
+    self.operationInstruments = instruments
+  }
+
   /// The store and operation that the context's run belongs to, set by a store when it has
   /// instruments.
   fileprivate var instrumentedRun: InstrumentedRun? {
@@ -278,6 +297,27 @@ public struct _InstrumentedModifier<Operation: OperationRequest>: _ContextUpdati
   /// Adds the instrument to ``OperationContext/operationInstruments``.
   public func setup(context: inout OperationContext) {
     context.operationInstruments.append(self.instrument)
+  }
+}
+
+/// The modifier behind switches such as `metrics(_:)` and `traced(_:)`: it replaces the context's
+/// instruments of one type with its own.
+public struct _ReplacingInstrumentModifier<
+  Operation: OperationRequest,
+  Instrument: OperationInstrument
+>: _ContextUpdatingOperationModifier {
+  let instrument: Instrument
+
+  /// Creates the modifier.
+  ///
+  /// - Parameter instrument: The instrument that replaces the context's instruments of its type.
+  package init(instrument: Instrument) {
+    self.instrument = instrument
+  }
+
+  /// Replaces the context's instruments of type `Instrument` with this modifier's.
+  public func setup(context: inout OperationContext) {
+    context.replaceInstruments(of: Instrument.self, with: self.instrument)
   }
 }
 

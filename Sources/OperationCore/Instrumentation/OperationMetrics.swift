@@ -222,14 +222,8 @@
     /// Setting it replaces any ``OperationMetrics`` among ``operationInstruments``, so a store
     /// never counts twice. Available with the `SwiftOperationMetrics` package trait.
     public var operationMetrics: OperationMetrics? {
-      get { self.operationInstruments.lazy.compactMap { $0 as? OperationMetrics }.first }
-      set {
-        var instruments = self.operationInstruments.filter { !($0 is OperationMetrics) }
-        if let newValue {
-          instruments.append(newValue)
-        }
-        self.operationInstruments = instruments
-      }
+      get { self.instrument(of: OperationMetrics.self) }
+      set { self.replaceInstruments(of: OperationMetrics.self, with: newValue) }
     }
   }
 
@@ -243,18 +237,9 @@
     /// - Returns: The modified operation.
     public func metrics(
       _ metrics: OperationMetrics = OperationMetrics()
-    ) -> ModifiedOperation<Self, _MetricsModifier<Self>> {
-      self.modifier(_MetricsModifier(metrics: metrics))
+    ) -> ModifiedOperation<Self, _ReplacingInstrumentModifier<Self, OperationMetrics>> {
+      self.modifier(_ReplacingInstrumentModifier(instrument: metrics))
     }
   }
 
-  /// The modifier behind ``OperationRequest/metrics(_:)``.
-  public struct _MetricsModifier<Operation: OperationRequest>: _ContextUpdatingOperationModifier {
-    let metrics: OperationMetrics
-
-    /// Sets ``OperationContext/operationMetrics``.
-    public func setup(context: inout OperationContext) {
-      context.operationMetrics = self.metrics
-    }
-  }
 #endif

@@ -138,14 +138,8 @@
     /// Setting it replaces any ``OperationTracing`` among ``operationInstruments``, so a run
     /// never has two spans. Available with the `SwiftOperationTracing` package trait.
     public var operationTracing: OperationTracing? {
-      get { self.operationInstruments.lazy.compactMap { $0 as? OperationTracing }.first }
-      set {
-        var instruments = self.operationInstruments.filter { !($0 is OperationTracing) }
-        if let newValue {
-          instruments.append(newValue)
-        }
-        self.operationInstruments = instruments
-      }
+      get { self.instrument(of: OperationTracing.self) }
+      set { self.replaceInstruments(of: OperationTracing.self, with: newValue) }
     }
   }
 
@@ -159,18 +153,9 @@
     /// - Returns: The modified operation.
     public func traced(
       _ tracing: OperationTracing = OperationTracing()
-    ) -> ModifiedOperation<Self, _TracingModifier<Self>> {
-      self.modifier(_TracingModifier(tracing: tracing))
+    ) -> ModifiedOperation<Self, _ReplacingInstrumentModifier<Self, OperationTracing>> {
+      self.modifier(_ReplacingInstrumentModifier(instrument: tracing))
     }
   }
 
-  /// The modifier behind ``OperationRequest/traced(_:)``.
-  public struct _TracingModifier<Operation: OperationRequest>: _ContextUpdatingOperationModifier {
-    let tracing: OperationTracing
-
-    /// Sets ``OperationContext/operationTracing``.
-    public func setup(context: inout OperationContext) {
-      context.operationTracing = self.tracing
-    }
-  }
 #endif
