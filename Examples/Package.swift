@@ -13,7 +13,10 @@ let package = Package(
   ],
   dependencies: [
     // NB: The name makes the dependency `swift-operation` whatever the checkout directory is called.
-    .package(name: "swift-operation", path: ".."),
+    // The `SwiftOperationMetrics` trait adds `OperationMetrics`, with which the demo's client counts
+    // its runs, retries, joins and pages; the demo prints them at the end and checks them against
+    // the requests the server received.
+    .package(name: "swift-operation", path: "..", traits: ["SwiftOperationMetrics"]),
     // The feed step reads the pages of the library's paginated state, an `IdentifiedArrayOf`.
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     // `Logger` for the embedded server, which Hummingbird takes; the demo logs only its errors.
@@ -35,6 +38,10 @@ let package = Package(
     // `HTTPField.Name`, to read and write the `Idempotency-Key` header (Hummingbird re-exports
     // `HTTPFields` but not the field names). Hummingbird already depends on it.
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    // A swift-metrics backend that keeps the client's metrics in memory and writes them in
+    // Prometheus' text format, for the demo's metrics summary and `GET /debug/metrics`. It depends
+    // on swift-metrics (which the trait above resolves already) and Atomics only.
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
   ],
   targets: [
     .executableTarget(
@@ -50,6 +57,9 @@ let package = Package(
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
+        // `PrometheusCollectorRegistry` and `PrometheusMetricsFactory`: the backend that
+        // `OperationMetrics(factory:)` records into.
+        .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
     ),
@@ -68,6 +78,9 @@ let package = Package(
         // demo's mirror of it (`InspectorSnapshot`) decodes the real thing.
         .product(name: "Operation", package: "swift-operation"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // The metrics checks read the text that swift-prometheus writes, here from a real
+        // registry, as `OperationMetrics` fills it.
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ]
     ),
   ],

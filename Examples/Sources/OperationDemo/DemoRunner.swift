@@ -3,7 +3,7 @@ import Operation
 import OperationDemoSupport
 
 /// Runs the demo: starts the embedded server (unless `--base-url`), runs the steps against it,
-/// checks each one, and prints the summary.
+/// checks each one, and prints the client's metrics and the summary.
 struct DemoRunner {
   let options: DemoOptions
 
@@ -32,9 +32,15 @@ struct DemoRunner {
     context.postsAPI = api
     context.demoReporter = reporter
     context.operationBackoffFunction = Self.backoff
+    // NB: Every store of the client counts its runs, retries, joins and pages into the demo's
+    // Prometheus registry (the `SwiftOperationMetrics` trait).
+    let metrics = DemoMetrics()
+    context.operationMetrics = metrics.instrument
     let client = OperationClient(defaultContext: context)
-    // NB: The server's `GET /debug/operations` reports this client from now on.
+    // NB: The server's `GET /debug/operations` reports this client from now on, and its
+    // `GET /debug/metrics` serves the client's metrics.
     serverState?.inspectClient { client.snapshot() }
+    serverState?.serveMetrics { metrics.text() }
     let environment = DemoEnvironment(
       client: client,
       api: api,
@@ -66,6 +72,7 @@ struct DemoRunner {
         )
       }
     }
+    await MetricsReport(metrics: metrics, baseURL: baseURL).show(environment)
     self.printSummary(environment)
     await server?.stop()
     return environment.checks.failed == 0

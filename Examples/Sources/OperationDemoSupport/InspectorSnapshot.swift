@@ -153,6 +153,9 @@ public enum DebugEndpoint {
   /// The path of the client's snapshot.
   public static let operationsPath = "/debug/operations"
 
+  /// The path of the client's metrics, in Prometheus' text format.
+  public static let metricsPath = "/debug/metrics"
+
   /// Whether a request path is a debug path: `/debug` or below it.
   ///
   /// - Parameter path: A request's path, without its query.

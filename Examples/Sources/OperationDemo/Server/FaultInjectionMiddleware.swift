@@ -27,7 +27,7 @@ struct FaultInjectionMiddleware<Context: RequestContext>: RouterMiddleware {
       return try await next(request, context)
     }
     let key = Self.key(for: request)
-    let answer = self.state.admit(key: key)
+    let answer = self.state.admit(key: key, route: Self.route(of: request))
     await self.state.waitIfHeld(key: key)
     if self.state.plan.latency > .zero {
       try await Task.sleep(for: self.state.plan.latency)
@@ -52,5 +52,15 @@ struct FaultInjectionMiddleware<Context: RequestContext>: RouterMiddleware {
   static func key(for request: Request) -> String {
     let query = request.uri.query.map { "?\($0)" } ?? ""
     return "\(request.method) \(request.uri.path)\(query)"
+  }
+
+  /// The route the server counts requests by for the metrics check, such as `GET /posts/{id}`
+  /// (``RequestRoute``).
+  static func route(of request: Request) -> String {
+    RequestRoute.name(
+      method: "\(request.method)",
+      path: request.uri.path,
+      hasIdempotencyKey: request.headers[.idempotencyKey] != nil
+    )
   }
 }

@@ -20,8 +20,8 @@ final class ServerState: Sendable {
   let plan: FaultPlan
   private let posts: Locked<PostCatalog>
   private let ledger = Locked(RequestLedger())
-  /// Every request's key and answer, in the order received.
-  private let log = Locked([(key: String, answer: Answer)]())
+  /// Every request's key, route and answer, in the order received.
+  private let log = Locked([(key: String, route: String, answer: Answer)]())
   private let isOfflineSwitch = Locked(false)
   /// The keys of the requests to fail, with the number of ``failingRequests(withKey:during:)``
   /// calls in progress for each.
@@ -35,6 +35,8 @@ final class ServerState: Sendable {
   private let appliedHook = Locked<(@Sendable (AppliedOutboxItem) -> Void)?>(nil)
   /// The snapshot of the client that `GET /debug/operations` reports, once the demo registers it.
   private let snapshotProvider = Locked<(@Sendable () -> OperationClientSnapshot?)?>(nil)
+  /// The client's metrics that `GET /debug/metrics` serves, once the demo registers them.
+  private let metricsProvider = Locked<(@Sendable () -> String)?>(nil)
   /// The number of debug requests answered, which the request counts and history leave out.
   private let debugRequests = Locked(0)
 
@@ -109,7 +111,12 @@ final class ServerState: Sendable {
   }
 
   /// Records a request and decides how the server answers it.
-  func admit(key: String) -> Answer {
+  ///
+  /// - Parameters:
+  ///   - key: The request's key, such as `GET /posts/1`.
+  ///   - route: The request's route, such as `GET /posts/{id}` (``RequestRoute``).
+  /// - Returns: How the server answers.
+  func admit(key: String, route: String) -> Answer {
     let occurrence = self.ledger.withLock { $0.record(key) }
     let answer: Answer =
       if self.isOffline {
@@ -121,13 +128,21 @@ final class ServerState: Sendable {
       } else {
         .handled
       }
-    self.log.withLock { $0.append((key, answer)) }
+    self.log.withLock { $0.append((key, route, answer)) }
     return answer
   }
 
   /// The number of requests received.
   var totalRequests: Int {
     self.ledger.withLock { $0.total }
+  }
+
+  /// The number of requests received per route, such as `["GET /posts/{id}": 4]`: what the
+  /// metrics check compares with the requests that the client's metrics imply.
+  var requestCountsByRoute: [String: Int] {
+    self.log.withLock { log in
+      log.reduce(into: [String: Int]()) { $0[$1.route, default: 0] += 1 }
+    }
   }
 
   /// The number of requests received with a key, such as `"GET /posts/1"`.
@@ -235,6 +250,20 @@ final class ServerState: Sendable {
   /// The registered client's snapshot; `nil` when no client is registered.
   func clientSnapshot() -> OperationClientSnapshot? {
     self.snapshotProvider.withLock { $0 }?()
+  }
+
+  /// Lets `GET /debug/metrics` serve a client's metrics: the demo registers its registry's text
+  /// once it creates its client. Until then (and always with `--serve-only`) the endpoint
+  /// answers 404.
+  ///
+  /// - Parameter provider: The metrics in Prometheus' text format.
+  func serveMetrics(with provider: @escaping @Sendable () -> String) {
+    self.metricsProvider.withLock { $0 = provider }
+  }
+
+  /// The registered client's metrics in Prometheus' text format; `nil` when none are registered.
+  func clientMetrics() -> String? {
+    self.metricsProvider.withLock { $0 }?()
   }
 
   /// Counts a debug request, which skips the fault injection, the request counts and the

@@ -11,6 +11,7 @@ struct DemoEnvironment: Sendable {
   let server: ServerState?
   let options: DemoOptions
   private let deduplicated = Locked(0)
+  private let outsideStores = Locked([String: Int]())
 
   init(
     client: OperationClient,
@@ -49,6 +50,21 @@ struct DemoEnvironment: Sendable {
     let count = max(storeRuns - self.reporter.runs(for: label), 0)
     self.deduplicated.withLock { $0 += count }
     return count
+  }
+
+  /// Counts a request that the demo sends outside the client's stores, such as an outbox delivery:
+  /// the metrics check leaves its route out, and compares the server's count there with this one.
+  ///
+  /// - Parameter route: The request's route (``RequestRoute``).
+  func recordRequestOutsideStores(route: String) {
+    self.outsideStores.withLock { $0[route, default: 0] += 1 }
+  }
+
+  /// The number of requests the demo sent on a route outside the client's stores.
+  ///
+  /// - Parameter route: The route (``RequestRoute``).
+  func requestsOutsideStores(on route: String) -> Int {
+    self.outsideStores.withLock { $0[route, default: 0] }
   }
 
   /// What the embedded server's fault injection did to the requests whose key satisfies a
