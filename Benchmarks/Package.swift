@@ -9,12 +9,29 @@ let package = Package(
   platforms: [.macOS(.v15)],
   dependencies: [
     // NB: The name makes the dependency `swift-operation` whatever the checkout directory is called.
-    .package(name: "swift-operation", path: ".."),
+    // The traits compile in `OperationMetrics` and `OperationTracing`, whose cost issue 18's
+    // `fetch-metrics*` and `fetch-traced*` scenarios measure; every other scenario runs without
+    // instruments, as apps that never set one (the library's code on their path is the same with
+    // or without the traits).
+    .package(
+      name: "swift-operation",
+      path: "..",
+      traits: ["SwiftOperationMetrics", "SwiftOperationTracing"]
+    ),
     .package(
       url: "https://github.com/ordo-one/benchmark",
       from: "1.38.1",
       traits: ["MallocInterposer"]
     ),
+    // `NOOPMetricsHandler` (swift-metrics' backend that drops everything) and `NoOpTracer` /
+    // `InMemoryTracer`, named by the scenarios; the library resolves both packages already.
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+    // A real metrics backend for "metrics on": a counter's increment and a timer's histogram are
+    // the backend's own work, which `NOOPMetricsHandler` would hide. Prometheus' client keeps its
+    // series in memory (no exporter or server is involved) and is what a server app would
+    // bootstrap; it depends on swift-metrics and swift-atomics only.
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
   ],
   targets: [
     // glibc's heap statistics, which the Glibc module does not export.
@@ -32,6 +49,10 @@ let package = Package(
         .product(name: "OperationGraph", package: "swift-operation"),
         .product(name: "OperationPersistence", package: "swift-operation"),
         .product(name: "OperationTestSupport", package: "swift-operation"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+        .product(name: "Tracing", package: "swift-distributed-tracing"),
+        .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ]
     ),
     // The package-benchmark suite: `swift package benchmark`.

@@ -11,12 +11,19 @@
 # --instr-atstart=no, so that their setup (up to 1,000,000 stores, or a database file) is not
 # instrumented. (flush-persisted counts one flush, whatever the count: divide its count at N by N
 # instead.)
+#
+# It counts a copy of the binary without its debug information (`objcopy --strip-debug`):
+# swift-prometheus brings swift-atomics' C target `_AtomicsShims`, which the toolchain's clang
+# compiles in DWARF 5, and Valgrind 3.19 gives up on the binary ("Possibly corrupted debuginfo
+# file"). Callgrind names functions from the symbol table, and the program runs the same
+# instructions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-profile=.build/release/OperationProfile
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(fetch fetch-defaults mutate)
 out=$(mktemp -d)
+profile="$out/OperationProfile"
+objcopy --strip-debug .build/release/OperationProfile "$profile"
 count() {
   local instr=yes
   case "$1" in

@@ -377,4 +377,22 @@ let benchmarks: @Sendable () -> Void = {
   } teardown: {
     removePersistenceFiles()
   }
+
+  // MARK: (15)
+
+  // NB: The harness runs every benchmark in a process of its own, and the instruments are made in
+  // `setup`, which runs only for the benchmark that is run: "off" is measured in a process where
+  // no context was ever given an instrument.
+  for setting in InstrumentSetting.measured {
+    Benchmark(
+      "(15) fetch, trivial query, detached store, instruments: \(setting.rawValue)",
+      configuration: .init(scalingFactor: .kilo)
+    ) { benchmark, fetches in
+      benchmark.startMeasurement()
+      try await fetches.run(count: benchmark.scaledIterations.count)
+      benchmark.stopMeasurement()
+    } setup: {
+      SequentialFetches.instrumented(setting)
+    }
+  }
 }

@@ -8,6 +8,11 @@ public struct SequentialFetches: Sendable {
   private let client: OperationClient?
   private let fetch: @Sendable () async throws -> Int
 
+  init(client: OperationClient?, fetch: @escaping @Sendable () async throws -> Int) {
+    self.client = client
+    self.fetch = fetch
+  }
+
   /// (1) A detached store of ``TrivialQuery``.
   public static func plain() -> Self {
     let store = OperationStore.detached(query: TrivialQuery(), initialValue: nil)

@@ -18,7 +18,9 @@ let usage = """
              selection-plain, hydrate, hydrate-plain, write, write-fetch, write-fetch-plain,
              write-flush, write-replacing-flush, write-single-flush, write-unbounded,
              fetch-persisted, fetch-persisted-delay, flush-persisted, persisted-overhead,
-             fetch-controlled, fetch-subscribed, all
+             fetch-controlled, fetch-subscribed, fetch-flag, fetch-metrics, fetch-metrics-noop,
+             fetch-traced, fetch-traced-memory, fetch-metrics-traced, fetch-instrument-nil,
+             fetch-instrument-empty, all
   """
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -47,6 +49,16 @@ func run(_ scenario: String) async throws {
     let fetches = SequentialFetches.plain()
     let count = count ?? 100_000
     _ = try await measure("(1) fetch", count: count) { try await fetches.run(count: count) }
+  case "fetch-flag", "fetch-metrics", "fetch-metrics-noop", "fetch-traced", "fetch-traced-memory",
+    "fetch-metrics-traced", "fetch-instrument-nil", "fetch-instrument-empty":
+    // NB: `fetch` is the same store with no instrument (`InstrumentSetting.off`), kept on
+    // `SequentialFetches.plain()` as before issue 18.
+    let setting = InstrumentSetting(rawValue: scenario)!
+    let fetches = SequentialFetches.instrumented(setting)
+    let count = count ?? 100_000
+    _ = try await measure("(15) fetch, instruments: \(setting.rawValue)", count: count) {
+      try await fetches.run(count: count)
+    }
   case "fetch-controlled":
     let fetches = ControlledFetches()
     let count = count ?? 100_000
