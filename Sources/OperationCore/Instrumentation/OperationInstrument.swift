@@ -50,6 +50,9 @@ public struct OperationRunInfo: Sendable {
   /// store had no instruments when it was created, or outside a store.
   public let operationTypeName: String?
 
+  /// The path's description, built once per store.
+  public let pathDescription: String
+
   /// The run's context (the store's context for an eviction).
   public let context: OperationContext
 
@@ -58,11 +61,27 @@ public struct OperationRunInfo: Sendable {
   /// - Parameters:
   ///   - path: The store's path.
   ///   - operationTypeName: The name of the operation's type.
+  ///   - pathDescription: The path's description; `path.description` by default.
   ///   - context: The run's context.
-  public init(path: OperationPath, operationTypeName: String?, context: OperationContext) {
+  public init(
+    path: OperationPath,
+    operationTypeName: String?,
+    pathDescription: String? = nil,
+    context: OperationContext
+  ) {
     self.path = path
     self.operationTypeName = operationTypeName
+    self.pathDescription = pathDescription ?? path.description
     self.context = context
+  }
+
+  init(_ path: OperationPath, _ instrumentation: StoreInstrumentation?, context: OperationContext) {
+    self.init(
+      path: path,
+      operationTypeName: instrumentation?.operationTypeName,
+      pathDescription: instrumentation?.pathDescription,
+      context: context
+    )
   }
 }
 
@@ -203,24 +222,12 @@ extension OperationContext {
     self.operationInstruments = instruments
   }
 
-  /// The store and operation that the context's run belongs to, set by a store when it has
-  /// instruments.
-  fileprivate var instrumentedRun: InstrumentedRun? {
-    get { self[InstrumentedRunKey.self] }
-    set { self[InstrumentedRunKey.self] = newValue }
-  }
-
-  private enum InstrumentedRunKey: Key {
-    static var defaultValue: InstrumentedRun? { nil }
-  }
-
   /// What the context's instruments know of its run.
   private func runInfo() -> OperationRunInfo {
-    OperationRunInfo(
-      path: self.instrumentedRun?.path ?? self.runningOperationStore?.path ?? OperationPath(),
-      operationTypeName: self.instrumentedRun?.operationTypeName,
-      context: self
-    )
+    guard let store = self.runningOperationStore else {
+      return OperationRunInfo(path: OperationPath(), operationTypeName: nil, context: self)
+    }
+    return OperationRunInfo(store.path, store.instrumentation, context: self)
   }
 
   /// Tells every instrument of the context about `event`.
@@ -265,10 +272,10 @@ extension OperationContext {
   }
 }
 
-/// The store and operation of an instrumented run.
-private struct InstrumentedRun: Sendable {
-  let path: OperationPath
-  let operationTypeName: String?
+/// What instruments are told of a store: names built once, when the store is created.
+package struct StoreInstrumentation: Sendable {
+  let operationTypeName: String
+  let pathDescription: String
 }
 
 /// Whether any context was ever given an instrument.
@@ -324,27 +331,12 @@ public struct _ReplacingInstrumentModifier<
 // MARK: - Stores
 
 extension OperationStore {
-  /// The context of a run, with its description for the instruments when it has any.
-  func instrumentedRunContext(_ context: OperationContext) -> OperationContext {
-    guard !context.operationInstruments.isEmpty else { return context }
-    var context = context
-    context.instrumentedRun = InstrumentedRun(
-      path: self.path,
-      operationTypeName: self.operationTypeName
-    )
-    return context
-  }
-
   /// Tells the instruments of the store's context about `event`.
   func recordInstrumentEvent(_ event: OperationInstrumentEvent) {
     let context = self.context
     let instruments = context.operationInstruments
     guard !instruments.isEmpty else { return }
-    let run = OperationRunInfo(
-      path: self.path,
-      operationTypeName: self.operationTypeName,
-      context: context
-    )
+    let run = OperationRunInfo(self.path, self.instrumentation, context: context)
     for instrument in instruments {
       instrument.record(event, in: run)
     }

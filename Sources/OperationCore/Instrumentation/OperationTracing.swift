@@ -57,7 +57,7 @@
 
     /// Starts a span for the work, a child of the current service context.
     public func started(_ work: OperationWork) -> (any OperationWorkObservation)? {
-      let name = work.run.operationTypeName ?? work.run.path.description
+      let name = work.run.operationTypeName ?? work.run.pathDescription
       let spanName: String
       switch work.kind {
       case .run: spanName = name
@@ -69,14 +69,19 @@
         context: ServiceContext.current ?? .topLevel,
         ofKind: self.kind
       )
-      span.attributes["operation.path"] = work.run.path.description
-      if let type = work.run.operationTypeName {
-        span.attributes["operation.type"] = type
-      }
-      switch work.kind {
-      case .run: break
-      case .attempt(let attempt): span.attributes["operation.attempt"] = attempt
-      case .page(let id): span.attributes["operation.page"] = id
+      // NB: A span that records nothing (a no-op tracer's, or one sampled out) gets no
+      // attributes, which would only be built and dropped.
+      guard span.isRecording else { return SpanObservation(span: span) }
+      span.updateAttributes { attributes in
+        attributes["operation.path"] = work.run.pathDescription
+        if let type = work.run.operationTypeName {
+          attributes["operation.type"] = type
+        }
+        switch work.kind {
+        case .run: break
+        case .attempt(let attempt): attributes["operation.attempt"] = attempt
+        case .page(let id): attributes["operation.page"] = id
+        }
       }
       return SpanObservation(span: span)
     }
@@ -115,7 +120,9 @@
     }
 
     func ended(_ outcome: OperationRunOutcome, duration: Duration) {
-      self.span.attributes["operation.outcome"] = outcome.name
+      if self.span.isRecording {
+        self.span.attributes["operation.outcome"] = outcome.name
+      }
       switch outcome {
       case .succeeded, .cancelled:
         break

@@ -58,6 +58,11 @@ public final class OpaqueOperationStore: Sendable {
     set { self.erased.erasedContext = newValue }
   }
 
+  /// What instruments are told of the store.
+  var instrumentation: StoreInstrumentation? {
+    self.erased.instrumentation
+  }
+
   /// Tells the instruments of the store's context about `event`.
   package func recordInstrumentEvent(_ event: OperationInstrumentEvent) {
     self.erased.recordInstrumentEvent(event)
@@ -263,6 +268,7 @@ private protocol ErasedStore: AnyObject, Sendable {
   var isCollected: Bool { get }
   var runsInFlightCount: Int { get }
   func recordInstrumentEvent(_ event: OperationInstrumentEvent)
+  var instrumentation: StoreInstrumentation? { get }
   func invalidate()
   func erasedInvalidateAndRerun() -> OperationTask<any Sendable, any Error>
   func cancelRuns() -> Int

@@ -45,8 +45,8 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
 
   private let operation: RunBox<State>
   let lock: RecursiveLock<Storage>
-  /// The name of the operation's type, without its modifiers, when the store has instruments.
-  let operationTypeName: String?
+  /// What instruments are told of the store, when it had instruments when it was created.
+  let instrumentation: StoreInstrumentation?
 
   /// The number of runs with effects that have not ended; see `RunEffects`.
   let runEffectsCount = Atomic<Int>(0)
@@ -98,9 +98,14 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     var context = initialContext
     operation.setup(context: &context)
     self.path = operation.path
-    // NB: Only instruments read the name, so stores without instruments do not build it.
-    self.operationTypeName =
-      context.operationInstruments.isEmpty ? nil : operation._debugTypeName
+    // NB: Only instruments read the names, so stores without instruments do not build them.
+    self.instrumentation =
+      context.operationInstruments.isEmpty
+      ? nil
+      : StoreInstrumentation(
+        operationTypeName: operation._debugTypeName,
+        pathDescription: operation.path.description
+      )
     self.operation = IsolatedRunBox(operation)
     self.lock = RecursiveLock(Storage(state: initialState, context: context))
     self.attachControllers(context: context, initialState: initialState)
@@ -398,7 +403,7 @@ extension OperationStore {
     _ task: OperationTask<State.OperationValue, State.Failure>,
     sequence: Int
   ) async throws(State.Failure) -> State.OperationValue {
-    let context = self.instrumentedRunContext(task.context)
+    let context = task.context
     let handler = context.runEventHandler?.base as? OperationEventHandler<State>
     self.lock.withLock { storage in
       guard Self.hasReceivers(storage, runHandler: handler) else { return }
@@ -417,14 +422,19 @@ extension OperationStore {
         handler: handler
       )
     }
-    let result = await context.performWork(.run) {
-      () async -> Result<State.OperationValue, State.Failure> in
+    func runOperation() async -> Result<State.OperationValue, State.Failure> {
       do throws(State.Failure) {
         return .success(try await self.operation.run(in: context, with: continuation))
       } catch {
         return .failure(error)
       }
     }
+    // NB: A run without instruments calls the operation directly, not through the generic
+    // `performWork`.
+    let result =
+      context.operationInstruments.isEmpty
+      ? await runOperation()
+      : await context.performWork(.run) { await runOperation() }
     var finalContext = context
     finalContext.operationResultUpdateReason = .returnedFinalResult
     // NB: A run's effects end before its result is recorded, so that a mutation stays loading
