@@ -243,13 +243,26 @@ extension OperationContext {
   /// Performs `body` as work of `kind`, observed by the context's instruments.
   ///
   /// Without instruments, this calls `body` and nothing else.
+  ///
+  /// NB: Always inlined, so that work without instruments (the common case) costs its callers a
+  /// flag check and a direct call of `body`, not a generic `async` frame.
+  @inline(__always)
   package func performWork<Value, Failure: Error>(
     _ kind: @autoclosure () -> OperationWork.Kind,
     _ body: () async -> Result<Value, Failure>
   ) async -> Result<Value, Failure> {
     let instruments = self.operationInstruments
     guard !instruments.isEmpty else { return await body() }
-    let work = OperationWork(kind: kind(), run: self.runInfo())
+    return await self.performObservedWork(kind(), instruments, body)
+  }
+
+  /// Performs `body` as work of `kind`, observed by `instruments`.
+  private func performObservedWork<Value, Failure: Error>(
+    _ kind: OperationWork.Kind,
+    _ instruments: [any OperationInstrument],
+    _ body: () async -> Result<Value, Failure>
+  ) async -> Result<Value, Failure> {
+    let work = OperationWork(kind: kind, run: self.runInfo())
     let observations = instruments.compactMap { $0.started(work) }
     guard !observations.isEmpty else { return await body() }
     let start = ContinuousClock.now

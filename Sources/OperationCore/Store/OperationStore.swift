@@ -429,12 +429,7 @@ extension OperationStore {
         return .failure(error)
       }
     }
-    // NB: A run without instruments calls the operation directly, not through the generic
-    // `performWork`.
-    let result =
-      context.operationInstruments.isEmpty
-      ? await runOperation()
-      : await context.performWork(.run) { await runOperation() }
+    let result = await context.performWork(.run) { await runOperation() }
     var finalContext = context
     finalContext.operationResultUpdateReason = .returnedFinalResult
     // NB: A run's effects end before its result is recorded, so that a mutation stays loading
