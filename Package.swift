@@ -69,8 +69,9 @@ let package = Package(
     // which upstream builds on, cannot be resolved here, so Observation takes its place.
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     // TESTS ONLY: generated event sequences (with shrinking to a smallest failing one) for the
-    // synchronous tests of the deduplication and graph scheduling state machines, through Swift
-    // Testing. Only the OperationCoreTests and OperationGraphTests targets link it.
+    // synchronous tests of the deduplication, graph scheduling and outbox state machines, and
+    // generated paths for the query cache's keys, through Swift Testing. Only the
+    // OperationCoreTests, OperationGraphTests and OperationPersistenceTests targets link it.
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     // The `OperationMacros` compiler plug-in (`@QueryRequest`, `@MutationRequest`,
     // `@OperationRequest`, `@ContextEntry`, `#run`) is written on swift-syntax; the range is
@@ -182,6 +183,7 @@ let package = Package(
         "Operation",
         "OperationPersistence",
         "OperationTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ]
     ),
     .testTarget(

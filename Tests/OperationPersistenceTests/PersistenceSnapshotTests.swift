@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct `PersistenceSnapshot tests` {
   private let database = TemporaryDatabase()
 
-  @Test func `A Snapshot Counts The Cache And Lists The Outbox Without Arguments`() throws {
+  @Test func `A Snapshot Counts The Cache And Lists The Outbox Without Arguments`() async throws {
     let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 100))
     let cache = try PersistentQueryCache(
       storage: self.database.open(),
@@ -16,7 +16,7 @@ import Testing
       delayer: ManualDelayer()
     )
     cache.save("a", forKey: "a", updatedAt: clock.now())
-    cache.flush()
+    await cache.flush()
     cache.save("b", forKey: "b", updatedAt: clock.now())
     let outbox = MutationOutbox(storage: try self.database.open(), clock: clock)
     try outbox.enqueue(kind: "k", arguments: "secret", lane: "l", idempotencyKey: "key")

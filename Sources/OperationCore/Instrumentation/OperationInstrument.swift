@@ -21,7 +21,7 @@ import Synchronization
 ///   ``OperationWorkObservation/perform(_:)`` wraps the work it observes, so a tracer can make
 ///   its span the current one for the code that runs inside.
 /// - **Events**, which happen at one moment: a retry, a join of a run in flight, a timeout, an
-///   eviction.
+///   eviction, a failed write of a persisted value.
 ///
 /// The callbacks run on the thread of the work they describe, with no lock of the library held;
 /// keep them quick. Without instruments, a run pays for one atomic load.
@@ -178,6 +178,9 @@ public enum OperationInstrumentEvent: Hashable, Sendable {
   case timedOut
   /// A store left its client: collected after its delay, or evicted under memory pressure.
   case evicted
+  /// A value of the store could not be written to its persistent cache (it could not be
+  /// encoded, or the storage failed); the store keeps the value, the disk does not have it.
+  case persistenceWriteFailed
 }
 
 // MARK: - Context
@@ -345,7 +348,7 @@ public struct _ReplacingInstrumentModifier<
 
 extension OperationStore {
   /// Tells the instruments of the store's context about `event`.
-  func recordInstrumentEvent(_ event: OperationInstrumentEvent) {
+  package func recordInstrumentEvent(_ event: OperationInstrumentEvent) {
     let context = self.context
     let instruments = context.operationInstruments
     guard !instruments.isEmpty else { return }

@@ -33,6 +33,7 @@
   /// | `operation_timeouts_total` | counter | attempts that `timeout(after:)` ended |
   /// | `operation_evictions_total` | counter | stores collected or evicted under memory pressure |
   /// | `operation_pages_total` | counter | pages fetched by paginated requests |
+  /// | `operation_persistence_write_failures_total` | counter | values of persisted stores that could not be written to their cache (unencodable, or the storage failed) |
   /// | `operation_run_duration_seconds` | timer | run durations, with the dimension `outcome` (`success`, `failure`, `cancelled`, `timeout`) |
   ///
   /// A finished run counts once as a success, a failure or a cancellation, so runs in flight are
@@ -117,7 +118,7 @@
       }
     }
 
-    /// Counts a retry, a join, a timeout or an eviction.
+    /// Counts a retry, a join, a timeout, an eviction or a failed write of a persisted value.
     public func record(_ event: OperationInstrumentEvent, in run: OperationRunInfo) {
       let metrics = self.metrics(for: run)
       switch event {
@@ -125,6 +126,7 @@
       case .joinedRunInFlight: metrics.joins.increment()
       case .timedOut: metrics.timeouts.increment()
       case .evicted: metrics.evictions.increment()
+      case .persistenceWriteFailed: metrics.persistenceWriteFailures.increment()
       }
     }
 
@@ -154,6 +156,7 @@
     let joins: Counter
     let timeouts: Counter
     let evictions: Counter
+    let persistenceWriteFailures: Counter
     let pages: Counter
     let succeededDuration: Timer
     let failedDuration: Timer
@@ -180,6 +183,7 @@
       self.joins = counter("deduplicated_joins")
       self.timeouts = counter("timeouts")
       self.evictions = counter("evictions")
+      self.persistenceWriteFailures = counter("persistence_write_failures")
       self.pages = counter("pages")
       self.succeededDuration = timer("success")
       self.failedDuration = timer("failure")

@@ -98,8 +98,9 @@
         name = "operation.joined"
       case .timedOut:
         name = "operation.timed_out"
-      case .evicted:
-        // NB: An eviction happens outside any run, so no span of the store is current.
+      case .evicted, .persistenceWriteFailed:
+        // NB: An eviction and a cache write happen outside any run, so no span of the store is
+        // current.
         return
       }
       guard let context = ServiceContext.current,

@@ -59,7 +59,7 @@ where Operation.Arguments: Codable, Operation.MutateFailure == any Error {
       return try await operation.run(isolation: isolation, in: context, with: continuation)
     }
     let data = try JSONEncoder().encode(arguments)
-    let lane = self.lane?(arguments) ?? PersistentQueryCache.key(for: operation.path)
+    let lane = self.lane?(arguments) ?? Self.defaultLane(of: operation)
     let value = try await self.outbox.enqueueAndWait(
       kind: self.kind,
       data: data,
@@ -69,6 +69,14 @@ where Operation.Arguments: Codable, Operation.MutateFailure == any Error {
     )
     // NB: The outbox delivers with the registered mutation, whose value has this type.
     return MutationOperationValue(returnValue: value as! Operation.MutateValue)
+  }
+}
+
+extension _DurableMutationModifier {
+  /// The lane of a mutation without a lane function: the key of its path and type, or, for a
+  /// path without a stable key, the path's description (a lane only orders deliveries).
+  static func defaultLane(of operation: Operation) -> String {
+    (try? PersistentQueryCache.key(for: operation)) ?? operation.path.description
   }
 }
 

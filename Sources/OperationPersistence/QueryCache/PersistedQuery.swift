@@ -19,14 +19,21 @@ extension StatefulOperationRequest where State: Sendable, State.StateValue: Coda
   ///
   /// - Parameters:
   ///   - cache: The cache.
-  ///   - key: The entry's key; ``PersistentQueryCache/key(for:)`` of the operation's path when
-  ///     `nil`.
+  ///   - key: The entry's key; when `nil`, ``PersistentQueryCache/key(for:operationType:)`` of
+  ///     the operation's path and type (its modifiers left out). Give a key when the path holds
+  ///     a value with no stable encoding; the key must be unique to the operation and its path.
   /// - Returns: The modified operation.
   public func persisted(
     in cache: PersistentQueryCache,
     key: String? = nil
   ) -> ControlledOperation<Self, PersistedQueryController<State>> {
-    self.controlled(by: PersistedQueryController(cache: cache, key: key))
+    self.controlled(
+      by: PersistedQueryController(
+        cache: cache,
+        key: key,
+        operationType: underlyingOperationType(of: Self.self)
+      )
+    )
   }
 }
 
@@ -40,38 +47,67 @@ public struct PersistedQueryController<State: OperationState & Sendable>: Operat
 {
   let cache: PersistentQueryCache
   let key: String?
+  let operationType: ErasedOperationType
   let decode: @Sendable (Data) throws -> State.StateValue
-  let save: @Sendable (PersistentQueryCache, State.StateValue, String, Date) -> Void
+  let save:
+    @Sendable (PersistentQueryCache, State.StateValue, String, Date, (@Sendable () -> Void)?) ->
+      Void
 
-  init(cache: PersistentQueryCache, key: String?) where State.StateValue: Codable {
+  init(cache: PersistentQueryCache, key: String?, operationType: ErasedOperationType)
+  where State.StateValue: Codable {
     self.cache = cache
     self.key = key
+    self.operationType = operationType
     self.decode = { try JSONDecoder().decode(State.StateValue.self, from: $0) }
-    self.save = { cache, value, key, date in cache.save(value, forKey: key, updatedAt: date) }
+    self.save = { cache, value, key, date, recordFailure in
+      cache.save(value, forKey: key, updatedAt: date, recordFailure: recordFailure)
+    }
   }
 
   /// A controller for a value type that is `Codable` at run time; `nil` when it is not.
-  init?(cache: PersistentQueryCache, key: String?) {
+  init?(cache: PersistentQueryCache, key: String?, operationType: ErasedOperationType) {
     guard let codable = State.StateValue.self as? any Codable.Type else { return nil }
     self.cache = cache
     self.key = key
+    self.operationType = operationType
     let type = CodableType(base: codable)
     self.decode = { data in
       // NB: The cast succeeds: `type.base` is `State.StateValue`.
       try JSONDecoder().decode(type.base, from: data) as! State.StateValue
     }
-    self.save = { cache, value, key, date in
+    self.save = { cache, value, key, date, recordFailure in
       guard let value = value as? any Encodable else { return }
-      cache.save(SendableEncodable(base: value), forKey: key, updatedAt: date)
+      cache.save(
+        SendableEncodable(base: value),
+        forKey: key,
+        updatedAt: date,
+        recordFailure: recordFailure
+      )
     }
   }
 
   /// Loads the store's saved value, then saves each new value the store records.
   ///
+  /// A path without a stable key (see ``PersistentQueryCache/key(for:operationType:)``) is
+  /// reported to the cache's `onProblem` handler, and the store is not persisted.
+  ///
   /// - Parameter controls: The store's controls.
   /// - Returns: The subscription that stops the saving.
   public func control(with controls: OperationControls<State>) -> OperationSubscription {
-    let key = self.key ?? PersistentQueryCache.key(for: controls.path)
+    let key: String
+    if let given = self.key {
+      key = given
+    } else {
+      do throws(PersistentKeyError) {
+        key = try PersistentQueryCache.key(
+          for: controls.path,
+          operationType: self.operationType.base
+        )
+      } catch {
+        self.cache.report(.unstableKey(error))
+        return .empty
+      }
+    }
     if let (value, updatedAt) = self.cache.load(forKey: key, decode: self.decode) {
       var context = controls.context
       context.operationClock = TimeFreezeClock(date: updatedAt)
@@ -81,9 +117,12 @@ public struct PersistedQueryController<State: OperationState & Sendable>: Operat
     guard let store = controls.controlledStore else { return .empty }
     let cache = self.cache
     let save = self.save
+    let recordFailure: @Sendable () -> Void = { [weak store] in
+      store?.recordInstrumentEvent(.persistenceWriteFailed)
+    }
     return store.observeRecordedValues { state in
       guard let date = state.valueLastUpdatedAt else { return }
-      save(cache, state.currentValue, key, date)
+      save(cache, state.currentValue, key, date, recordFailure)
     }
   }
 }
@@ -137,7 +176,11 @@ public struct PersistingStoreCreator<Base: OperationClient.StoreCreator & Sendab
     var context = context
     if !(Operation.State.self is any _MutationStateProtocol.Type),
       self.isIncluded(operation.path),
-      let controller = PersistedQueryController<Operation.State>(cache: self.cache, key: nil)
+      let controller = PersistedQueryController<Operation.State>(
+        cache: self.cache,
+        key: nil,
+        operationType: underlyingOperationType(of: Operation.self)
+      )
     {
       context.operationControllers.append(controller)
     }
@@ -151,6 +194,15 @@ public struct PersistingStoreCreator<Base: OperationClient.StoreCreator & Sendab
 // `any Codable.Type` only lost that fact.
 private struct CodableType: @unchecked Sendable {
   let base: any Codable.Type
+}
+
+/// An operation's type, to name its entries.
+// NB: `@unchecked Sendable` is safe because a metatype is an immutable pointer to type metadata,
+// which every thread may read; `any Any.Type` is not `Sendable` only because the metatype of a
+// type isolated to an actor could be used to reach that isolation, and this one is only ever
+// read for its name.
+struct ErasedOperationType: @unchecked Sendable {
+  let base: any Any.Type
 }
 
 /// A store's value seen as `Encodable` through a dynamic cast.

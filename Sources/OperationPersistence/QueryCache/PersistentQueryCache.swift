@@ -1,5 +1,5 @@
 public import Foundation
-public import OperationCore
+@_spi(Warnings) public import OperationCore
 
 /// A query cache on disk: stores of persisted operations start from the value their previous
 /// run saved, and save each new value, with the writes batched off the path of the fetch.
@@ -29,6 +29,22 @@ public import OperationCore
 /// Saving a value only records it: a background task writes every recorded value and access in
 /// one transaction, `writeDelay` after the first. ``flush()`` writes at once, for example before
 /// the app is suspended.
+///
+/// ## Keys
+///
+/// An operation's entry is found by ``key(for:operationType:)``: a canonical encoding of its
+/// path and of its type's fully qualified name, equal for two operations if and only if their
+/// paths are equal and their types the same, so a value is only ever loaded by the operation
+/// that saved it. A path with an element that has no stable encoding (a class, a closure, a type
+/// declared in a function) is not persisted, and reported, unless the operation is given a key.
+///
+/// ## When things fail
+///
+/// Nothing fails in silence. An undecodable entry, an unencodable value (such as `Double.nan`
+/// in JSON), a failed write (a full disk, a lock held past the busy timeout) and a path without
+/// a stable key go to `onProblem`, which reports an issue by default, and a value that is not
+/// written is counted by its store's instruments (`operation_persistence_write_failures_total`
+/// with ``OperationMetrics``). The stores keep their values in memory either way.
 public final class PersistentQueryCache: Sendable {
   /// The most entries and bytes (of encoded values) the cache keeps; `nil` for no bound.
   public struct Bounds: Hashable, Sendable {
@@ -84,6 +100,9 @@ public final class PersistentQueryCache: Sendable {
     /// The storage failed; the values of the failed write are lost, the stores are not.
     case storageFailed(error: String)
 
+    /// The operation's path has no stable key, so its store is not persisted.
+    case unstableKey(PersistentKeyError)
+
     /// A description of the problem.
     public var description: String {
       switch self {
@@ -93,6 +112,8 @@ public final class PersistentQueryCache: Sendable {
         "The value of '\(key)' could not be encoded and was not saved: \(error)"
       case .storageFailed(let error):
         "The query cache could not be written: \(error)"
+      case .unstableKey(let error):
+        error.description
       }
     }
   }
@@ -109,24 +130,40 @@ public final class PersistentQueryCache: Sendable {
   /// The bounds the cache trims itself to after each batch of writes.
   public let bounds: Bounds
 
+  /// The version written with each entry: the format of the keys and ``version``, so that
+  /// entries written with keys of another format are removed when the cache opens, never read.
+  let storedVersion: String
+
+  /// The format of the keys: `2` since keys are canonical encodings (``key(for:operationType:)``);
+  /// entries of the first format, keyed by the path's description, are discarded.
+  static let keyFormat = "keys-2"
+
   private let clock: any OperationClock & Sendable
   private let delayer: any OperationDelayer & Sendable
   private let writeDelay: OperationDuration
   private let onProblem: @Sendable (Problem) -> Void
   private let pending = Lock(Pending())
-  // NB: Serializes the batches, so that an older batch never lands after a newer one.
-  private let writeLock = NSLock()
 
   private struct Pending: Sendable {
     var values = [String: PendingValue]()
     var accesses = [String: Date]()
     var isFlushScheduled = false
+    /// Whether a caller is writing batches; batches are written one at a time, in order, so
+    /// that an older batch never lands after a newer one.
+    var isWriting = false
+    /// The number of batches taken for writing, and of those written.
+    var batchesStarted = 0
+    var batchesFinished = 0
+    /// The flushes waiting for a batch to be written: each for the first batch taken after it.
+    var flushWaiters = [(batch: Int, continuation: CheckedContinuation<Void, Never>)]()
   }
 
   private struct PendingValue: Sendable {
     let value: any Encodable & Sendable
     let updatedAt: Date
     let recordedAt: Date
+    /// Tells the store's instruments that its value could not be written.
+    let recordFailure: (@Sendable () -> Void)?
   }
 
   /// Opens a cache, removing the entries of other versions and those older than `maxAge`.
@@ -140,7 +177,11 @@ public final class PersistentQueryCache: Sendable {
   ///   - clock: The clock that dates accesses and ages entries.
   ///   - delayer: What waits out `writeDelay`.
   ///   - writeDelay: How long saved values are gathered before one transaction writes them.
-  ///   - onProblem: Told of entries that cannot be decoded and writes that fail.
+  ///   - onProblem: Told of entries that cannot be decoded, values that cannot be encoded,
+  ///     writes that fail and paths without a stable key. By default each problem is reported
+  ///     as an issue (``reportProblem(_:)``): a test failure under a test runner, a runtime
+  ///     warning otherwise. Whatever the handler, a value that is not written is also counted
+  ///     by its store's instruments (``OperationInstrumentEvent/persistenceWriteFailed``).
   /// - Throws: The storage's error when the old entries cannot be removed.
   public init(
     storage: any OperationPersistenceStorage,
@@ -150,17 +191,34 @@ public final class PersistentQueryCache: Sendable {
     clock: any OperationClock & Sendable = SystemTimeClock(),
     delayer: any OperationDelayer & Sendable = ClockDelayer(clock: ContinuousClock()),
     writeDelay: OperationDuration = .milliseconds(50),
-    onProblem: @escaping @Sendable (Problem) -> Void = { _ in }
+    onProblem: @escaping @Sendable (Problem) -> Void = PersistentQueryCache.reportProblem
   ) throws {
     self.storage = storage
     self.version = version
+    self.storedVersion = "\(Self.keyFormat)/\(version)"
     self.maxAge = maxAge
     self.bounds = bounds
     self.clock = clock
     self.delayer = delayer
     self.writeDelay = writeDelay
     self.onProblem = onProblem
-    _ = try storage.removeCacheEntries(notMatching: version, updatedBefore: self.oldestLoadableDate)
+    _ = try storage.removeCacheEntries(
+      notMatching: self.storedVersion,
+      updatedBefore: self.oldestLoadableDate
+    )
+  }
+
+  /// Tells `onProblem` of a problem.
+  func report(_ problem: Problem) {
+    self.onProblem(problem)
+  }
+
+  /// Reports a problem as an issue: a test failure under a test runner, a runtime warning
+  /// otherwise. The default `onProblem` handler.
+  ///
+  /// - Parameter problem: The problem.
+  public static let reportProblem: @Sendable (Problem) -> Void = { problem in
+    reportWarning(.queryCacheProblem(problem))
   }
 
   private var oldestLoadableDate: Date? {
@@ -179,15 +237,6 @@ public final class PersistentQueryCache: Sendable {
   /// The number of saved values not yet written.
   public var pendingWriteCount: Int {
     self.pending.withLock { $0.values.count }
-  }
-
-  /// The key of the entry of a path: the path's description, which is stable for paths of
-  /// strings and numbers. Give operations whose path holds other values a key of their own.
-  ///
-  /// - Parameter path: The path.
-  /// - Returns: The key.
-  public static func key(for path: OperationPath) -> String {
-    path.description
   }
 
   // MARK: Loading and saving
@@ -217,7 +266,7 @@ public final class PersistentQueryCache: Sendable {
       self.onProblem(.storageFailed(error: String(describing: error)))
       return nil
     }
-    guard let entry, entry.version == self.version else { return nil }
+    guard let entry, entry.version == self.storedVersion else { return nil }
     if let oldest = self.oldestLoadableDate, entry.valueUpdatedAt < oldest { return nil }
     do {
       let value = try decode(entry.value)
@@ -241,9 +290,23 @@ public final class PersistentQueryCache: Sendable {
   ///   - key: The entry's key.
   ///   - updatedAt: When the value was updated in its store.
   public func save(_ value: some Encodable & Sendable, forKey key: String, updatedAt: Date) {
+    self.save(value, forKey: key, updatedAt: updatedAt, recordFailure: nil)
+  }
+
+  func save(
+    _ value: some Encodable & Sendable,
+    forKey key: String,
+    updatedAt: Date,
+    recordFailure: (@Sendable () -> Void)?
+  ) {
     let now = self.clock.now()
     let schedules = self.pending.withLock { pending in
-      pending.values[key] = PendingValue(value: value, updatedAt: updatedAt, recordedAt: now)
+      pending.values[key] = PendingValue(
+        value: value,
+        updatedAt: updatedAt,
+        recordedAt: now,
+        recordFailure: recordFailure
+      )
       return self.scheduleFlush(&pending)
     }
     if schedules { self.startFlushTask() }
@@ -266,42 +329,86 @@ public final class PersistentQueryCache: Sendable {
 
   private func startFlushTask() {
     let delay = self.writeDelay
-    Task.detached(priority: .utility) { [weak self, delayer] in
+    Task(priority: .utility) { [weak self, delayer] in
       if delay > .zero {
         try? await delayer.delay(for: delay)
       }
-      self?.flushNow()
+      await self?.flush()
     }
   }
 
-  /// Writes the saved values and recorded accesses now, in one transaction.
-  public func flush() {
-    self.flushNow()
-  }
-
-  private func flushNow() {
-    // NB: `onProblem` is the app's code; the problems are reported after the write lock is
-    // released.
-    let problems = self.writeLock.withLock { self.writePending() }
-    for problem in problems {
-      self.onProblem(problem)
-    }
-  }
-
-  /// Writes the pending values and accesses in one transaction; returns the problems met.
-  private func writePending() -> [Problem] {
-    let (values, accesses) = self.pending.withLock { pending in
-      defer {
-        pending.values.removeAll()
-        pending.accesses.removeAll()
-        pending.isFlushScheduled = false
+  /// Writes the saved values and recorded accesses now, in one transaction, and returns once
+  /// they are written (or their write failed, which is reported).
+  ///
+  /// Batches are written one at a time and in order: while another batch is being written, the
+  /// flush waits for it, then for the batch that holds the values saved before the flush.
+  public func flush() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let writes = self.pending.withLock { pending -> Bool in
+        guard pending.isWriting else {
+          pending.isWriting = true
+          return true
+        }
+        pending.flushWaiters.append((pending.batchesStarted + 1, continuation))
+        return false
       }
-      return (pending.values, pending.accesses)
+      guard writes else { return }
+      self.writeBatches()
+      continuation.resume()
     }
-    guard !values.isEmpty || !accesses.isEmpty else { return [] }
+  }
+
+  /// Writes batches until no flush waits for one; called by the one caller that writes.
+  private func writeBatches() {
+    while true {
+      let (values, accesses, batch) = self.pending.withLock { pending in
+        defer {
+          pending.values.removeAll()
+          pending.accesses.removeAll()
+          pending.isFlushScheduled = false
+          pending.batchesStarted += 1
+        }
+        return (pending.values, pending.accesses, pending.batchesStarted + 1)
+      }
+      // NB: `onProblem` and the instruments are the app's code; they run with no lock held.
+      let (problems, failures) = self.write(values, accesses)
+      for problem in problems {
+        self.onProblem(problem)
+      }
+      for failure in failures {
+        failure()
+      }
+      let (written, isDone) = self.pending.withLock { pending in
+        pending.batchesFinished = batch
+        var written = [CheckedContinuation<Void, Never>]()
+        pending.flushWaiters.removeAll { waiter in
+          guard waiter.batch <= batch else { return false }
+          written.append(waiter.continuation)
+          return true
+        }
+        let isDone = pending.flushWaiters.isEmpty
+        if isDone { pending.isWriting = false }
+        return (written, isDone)
+      }
+      for continuation in written {
+        continuation.resume()
+      }
+      if isDone { return }
+    }
+  }
+
+  /// Writes values and accesses in one transaction; returns the problems met and what tells the
+  /// stores of the values that were not written.
+  private func write(
+    _ values: [String: PendingValue],
+    _ accesses: [String: Date]
+  ) -> ([Problem], [@Sendable () -> Void]) {
+    guard !values.isEmpty || !accesses.isEmpty else { return ([], []) }
     var problems = [Problem]()
+    var failures = [@Sendable () -> Void]()
     let encoder = JSONEncoder()
     var entries = [PersistedQueryEntry]()
+    var written = [PendingValue]()
     entries.reserveCapacity(values.count)
     for (key, pending) in values {
       do {
@@ -309,22 +416,25 @@ public final class PersistentQueryCache: Sendable {
         entries.append(
           PersistedQueryEntry(
             key: key,
-            version: self.version,
+            version: self.storedVersion,
             value: data,
             valueUpdatedAt: pending.updatedAt,
             lastAccessedAt: pending.recordedAt
           )
         )
+        written.append(pending)
       } catch {
         problems.append(.unencodableValue(key: key, error: String(describing: error)))
+        if let recordFailure = pending.recordFailure { failures.append(recordFailure) }
       }
     }
     do {
       try self.storage.writeCacheEntries(entries, accesses: accesses, bounds: self.bounds)
     } catch {
       problems.append(.storageFailed(error: String(describing: error)))
+      failures.append(contentsOf: written.compactMap(\.recordFailure))
     }
-    return problems
+    return (problems, failures)
   }
 }
 

@@ -184,6 +184,7 @@ private final class RecordingInstrument: OperationInstrument {
     case .joinedRunInFlight: self.lines.record("joined")
     case .timedOut: self.lines.record("timedOut")
     case .evicted: self.lines.record("evicted \(path.description)")
+    case .persistenceWriteFailed: self.lines.record("persistenceWriteFailed \(path.description)")
     }
     self.events.increment()
   }

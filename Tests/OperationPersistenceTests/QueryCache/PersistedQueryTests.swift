@@ -28,7 +28,7 @@ import Testing
     let cache = try self.cache()
     let first = self.client().store(for: Feed(value: ["a", "b"]).persisted(in: cache))
     try await first.fetch()
-    cache.flush()
+    await cache.flush()
 
     self.clock.advance(by: 60)
     let next = self.client().store(for: Feed(value: ["c"]).persisted(in: try self.cache()))
@@ -46,8 +46,9 @@ import Testing
     async throws
   {
     let cache = try self.cache()
-    cache.save(["saved"], forKey: PersistentQueryCache.key(for: Feed.path), updatedAt: .now)
-    cache.flush()
+    let key = try PersistentQueryCache.key(for: Feed.path, operationType: GatedFeed.self)
+    cache.save(["saved"], forKey: key, updatedAt: .now)
+    await cache.flush()
     let query = GatedFeed()
     let store = self.client().store(for: query.persisted(in: cache))
     let subscription = store.subscribe { _ in }
@@ -65,19 +66,19 @@ import Testing
     #expect(!store.isLoading)
   }
 
-  @Test func `A Value Set On The Store Is Saved Too`() throws {
+  @Test func `A Value Set On The Store Is Saved Too`() async throws {
     let cache = try self.cache()
     let store = self.client().store(for: Feed(value: []).persisted(in: cache, key: "feed"))
     store.currentValue = ["set"]
-    cache.flush()
+    await cache.flush()
     #expect(cache.load([String]?.self, forKey: "feed")?.value == ["set"])
   }
 
-  @Test func `A Corrupt Entry Leaves The Store Empty And Is Reported`() throws {
+  @Test func `A Corrupt Entry Leaves The Store Empty And Is Reported`() async throws {
     let problems = Recorder<String>()
     let cache = try self.cache(problems: problems)
     cache.save(42, forKey: "feed", updatedAt: .now)
-    cache.flush()
+    await cache.flush()
     let store = self.client().store(for: Feed(value: []).persisted(in: cache, key: "feed"))
     #expect(store.currentValue == nil)
     #expect(problems.values.count == 1)
@@ -90,9 +91,78 @@ import Testing
     )
     try await client.store(for: Feed(value: ["x"])).fetch()
     try await client.store(for: Opaque()).fetch()
-    cache.flush()
+    await cache.flush()
     #expect(try cache.statistics().entryCount == 1)
-    #expect(cache.load([String]?.self, forKey: PersistentQueryCache.key(for: Feed.path)) != nil)
+    let key = try PersistentQueryCache.key(for: Feed.path, operationType: Feed.self)
+    #expect(cache.load([String]?.self, forKey: key) != nil)
+  }
+
+  @Test func `A Value Is Never Loaded By Another Operation Type With An Equal Path`()
+    async throws
+  {
+    let cache = try self.cache()
+    try await self.client().store(for: Feed(value: ["feed"]).persisted(in: cache)).fetch()
+    await cache.flush()
+
+    let other = self.client().store(for: GatedFeed().persisted(in: try self.cache()))
+    #expect(other.currentValue == nil)
+    let same = self.client().store(for: Feed(value: []).retry(limit: 2).persisted(in: cache))
+    #expect(same.currentValue == ["feed"])
+  }
+
+  @Test func `A Path Without A Stable Key Is Reported And Not Persisted`() async throws {
+    let problems = Recorder<String>()
+    let cache = try self.cache(problems: problems)
+    let store = self.client().store(for: ByReference(reference: Reference()).persisted(in: cache))
+    store.currentValue = "value"
+    await cache.flush()
+    #expect(try cache.statistics().entryCount == 0)
+    #expect(problems.values.count == 1)
+    #expect(problems.values.first?.contains("Reference") == true)
+    #expect(problems.values.first?.contains("is a class") == true)
+
+    let keyed = self.client().store(
+      for: ByReference(reference: Reference()).persisted(in: cache, key: "by-reference")
+    )
+    keyed.currentValue = "keyed"
+    await cache.flush()
+    #expect(cache.load(String?.self, forKey: "by-reference")?.value == "keyed")
+  }
+
+  @Test func `The Default Problem Handler Reports An Issue`() async throws {
+    let cache = try PersistentQueryCache(
+      storage: self.database.open(),
+      maxAge: nil,
+      clock: self.clock,
+      delayer: ManualDelayer()
+    )
+    cache.save(Double.nan, forKey: "nan", updatedAt: .now)
+    await withKnownIssue {
+      await cache.flush()
+    } matching: { issue in
+      issue.description.contains("'nan' could not be encoded")
+    }
+    #expect(try cache.statistics().entryCount == 0)
+  }
+}
+
+/// A path element with no stable encoding: an instance of a class.
+private final class Reference: Hashable, Sendable {
+  static func == (lhs: Reference, rhs: Reference) -> Bool { lhs === rhs }
+  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+private struct ByReference: QueryRequest {
+  let reference: Reference
+
+  var path: OperationPath { [self.reference] }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<String, any Error>
+  ) async throws -> String {
+    "fetched"
   }
 }
 

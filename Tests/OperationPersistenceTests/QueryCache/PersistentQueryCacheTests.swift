@@ -25,44 +25,44 @@ import Testing
     )
   }
 
-  @Test func `A Saved Value Loads With Its Update Date After A Flush`() throws {
+  @Test func `A Saved Value Loads With Its Update Date After A Flush`() async throws {
     let cache = try self.cache()
     cache.save([1, 2, 3], forKey: "numbers", updatedAt: Date(timeIntervalSince1970: 999_000))
     #expect(cache.pendingWriteCount == 1)
     #expect(cache.load([Int].self, forKey: "numbers") == nil)
 
-    cache.flush()
+    await cache.flush()
     #expect(cache.pendingWriteCount == 0)
     let loaded = try #require(try self.cache().load([Int].self, forKey: "numbers"))
     #expect(loaded.value == [1, 2, 3])
     #expect(loaded.updatedAt == Date(timeIntervalSince1970: 999_000))
   }
 
-  @Test func `Saves Gather Into One Batch And The Latest Value Of A Key Wins`() throws {
+  @Test func `Saves Gather Into One Batch And The Latest Value Of A Key Wins`() async throws {
     let cache = try self.cache()
     for value in 0..<10 {
       cache.save(value, forKey: "k\(value % 3)", updatedAt: self.clock.now())
     }
     #expect(cache.pendingWriteCount == 3)
-    cache.flush()
+    await cache.flush()
     #expect(try cache.statistics().entryCount == 3)
     #expect(cache.load(Int.self, forKey: "k0")?.value == 9)
   }
 
-  @Test func `A New Version Discards Older Entries`() throws {
+  @Test func `A New Version Discards Older Entries`() async throws {
     let old = try self.cache(version: "1")
     old.save("a", forKey: "key", updatedAt: self.clock.now())
-    old.flush()
+    await old.flush()
     let new = try self.cache(version: "2")
     #expect(new.load(String.self, forKey: "key") == nil)
     #expect(try new.statistics().entryCount == 0)
   }
 
-  @Test func `Values Older Than The Max Age Are Not Loaded And Are Removed On Open`() throws {
+  @Test func `Values Older Than The Max Age Are Not Loaded And Are Removed On Open`() async throws {
     let cache = try self.cache(maxAge: .seconds(60))
     cache.save("old", forKey: "old", updatedAt: self.clock.now())
     cache.save("new", forKey: "new", updatedAt: self.clock.now().addingTimeInterval(30))
-    cache.flush()
+    await cache.flush()
     self.clock.advance(by: 61)
     #expect(cache.load(String.self, forKey: "old") == nil)
     #expect(cache.load(String.self, forKey: "new")?.value == "new")
@@ -71,30 +71,30 @@ import Testing
     #expect(try reopened.statistics().entryCount == 1)
   }
 
-  @Test func `The Least Recently Used Entries Leave First`() throws {
+  @Test func `The Least Recently Used Entries Leave First`() async throws {
     let cache = try self.cache(bounds: .init(maxEntryCount: 2))
     cache.save(1, forKey: "a", updatedAt: self.clock.now())
     self.clock.advance(by: 1)
     cache.save(2, forKey: "b", updatedAt: self.clock.now())
-    cache.flush()
+    await cache.flush()
     self.clock.advance(by: 1)
     _ = cache.load(Int.self, forKey: "a")
     self.clock.advance(by: 1)
     cache.save(3, forKey: "c", updatedAt: self.clock.now())
-    cache.flush()
+    await cache.flush()
     #expect(cache.load(Int.self, forKey: "a")?.value == 1)
     #expect(cache.load(Int.self, forKey: "b") == nil)
     #expect(cache.load(Int.self, forKey: "c")?.value == 3)
   }
 
-  @Test func `A Corrupt Entry Is Reported And Removed`() throws {
+  @Test func `A Corrupt Entry Is Reported And Removed`() async throws {
     let problems = Recorder<String>()
     let cache = try self.cache(problems: problems)
     try cache.storage.writeCacheEntries(
       [
         PersistedQueryEntry(
           key: "corrupt",
-          version: "1",
+          version: "keys-2/1",
           value: Data("{not json".utf8),
           valueUpdatedAt: self.clock.now(),
           lastAccessedAt: self.clock.now()
@@ -109,11 +109,35 @@ import Testing
     #expect(try cache.storage.cacheEntry(forKey: "corrupt") == nil)
   }
 
-  @Test func `An Entry Of Another Type Is Reported As Undecodable`() throws {
+  @Test func `Entries Keyed By Descriptions Are Removed When The Cache Opens, Never Read`()
+    async throws
+  {
+    // NB: Before keys were canonical, entries were keyed by the path's description and stored
+    // with the cache's version alone.
+    let storage = try self.database.open()
+    try storage.writeCacheEntries(
+      [
+        PersistedQueryEntry(
+          key: "[Query(id: 1)]",
+          version: "1",
+          value: Data("{\"id\":1}".utf8),
+          valueUpdatedAt: self.clock.now(),
+          lastAccessedAt: self.clock.now()
+        )
+      ],
+      accesses: [:],
+      bounds: .init()
+    )
+    let cache = try self.cache()
+    #expect(try cache.statistics().entryCount == 0)
+    #expect(cache.load([String: Int].self, forKey: "[Query(id: 1)]") == nil)
+  }
+
+  @Test func `An Entry Of Another Type Is Reported As Undecodable`() async throws {
     let problems = Recorder<String>()
     let cache = try self.cache(problems: problems)
     cache.save("text", forKey: "k", updatedAt: self.clock.now())
-    cache.flush()
+    await cache.flush()
     #expect(cache.load(Int.self, forKey: "k") == nil)
     #expect(problems.values.count == 1)
   }
@@ -134,7 +158,7 @@ import Testing
     delayer.resumeNext()
     // NB: Whether the background batch or this flush writes the values, a flush returns after
     // they are written: batches are serialized.
-    cache.flush()
+    await cache.flush()
     #expect(try cache.statistics().entryCount == 2)
   }
 }
