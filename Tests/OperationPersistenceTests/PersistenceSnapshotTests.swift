@@ -18,7 +18,7 @@ import Testing
     cache.save("a", forKey: "a", updatedAt: clock.now())
     await cache.flush()
     cache.save("b", forKey: "b", updatedAt: clock.now())
-    let outbox = MutationOutbox(storage: try self.database.open(), clock: clock)
+    let outbox = try MutationOutbox(storage: try self.database.open(), clock: clock)
     try outbox.enqueue(kind: "k", arguments: "secret", lane: "l", idempotencyKey: "key")
 
     let snapshot = try OperationPersistenceSnapshot(cache: cache, outbox: outbox)

@@ -13,7 +13,9 @@ where Self: Sendable, Arguments: Codable, MutateFailure == any Error {
   ///
   /// Calling this registers the mutation for `kind` with the outbox (see
   /// ``MutationOutbox/register(_:kind:)``), so create durable mutations at launch, before
-  /// ``MutationOutbox/resume()``. A run returns once the outbox has delivered its entry, and
+  /// ``MutationOutbox/resume()``. A kind belongs to one mutation type: when `kind` is registered
+  /// for another type, the registration is reported and the runs of this mutation throw
+  /// ``MutationOutbox/KindConflictError`` without writing anything. A run returns once the outbox has delivered its entry, and
   /// throws ``MutationOutbox/DeliveryError`` when the entry failed for good. Cancelling the run
   /// stops the wait, not the delivery: the entry stays in the outbox.
   ///
@@ -58,6 +60,9 @@ where Operation.Arguments: Codable, Operation.MutateFailure == any Error {
       // NB: Without arguments the mutation reports the problem itself.
       return try await operation.run(isolation: isolation, in: context, with: continuation)
     }
+    if let conflict = self.outbox.kindConflict(kind: self.kind, type: Operation.self) {
+      throw conflict
+    }
     let data = try JSONEncoder().encode(arguments)
     let lane = self.lane?(arguments) ?? Self.defaultLane(of: operation)
     let value = try await self.outbox.enqueueAndWait(
@@ -67,8 +72,16 @@ where Operation.Arguments: Codable, Operation.MutateFailure == any Error {
       idempotencyKey: self.keys.key(in: context),
       context: context
     )
-    // NB: The outbox delivers with the registered mutation, whose value has this type.
-    return MutationOperationValue(returnValue: value as! Operation.MutateValue)
+    // NB: The kind is registered for this mutation type (checked above), whose value has this
+    // type; the check is kept so that nothing traps if that ever changes.
+    guard let value = value as? Operation.MutateValue else {
+      throw MutationOutbox.KindConflictError(
+        kind: self.kind,
+        registeredType: "a mutation whose value is \(_typeName(type(of: value), qualified: true))",
+        mutationType: _typeName(Operation.self, qualified: true)
+      )
+    }
+    return MutationOperationValue(returnValue: value)
   }
 }
 

@@ -1,17 +1,17 @@
 public import Foundation
-public import OperationCore
+@_spi(Warnings) public import OperationCore
 
 /// A durable queue of mutations: each one is written to the database before it runs, delivered
 /// in order per lane, kept while offline or after a failure that may pass, and resumed after a
 /// restart.
 ///
 /// ```swift
-/// let outbox = MutationOutbox(
+/// let outbox = try MutationOutbox(
 ///   storage: persistence,
 ///   networkObserver: NWPathMonitorObserver.startingShared()
 /// )
 /// let createPost = CreatePost().durable(in: outbox, kind: "create-post")
-/// outbox.resume()  // Delivers what the last launch left queued.
+/// try outbox.resume()  // Delivers what the last launch left queued.
 ///
 /// try await client.store(for: createPost).mutate(with: draft)
 /// ```
@@ -34,7 +34,23 @@ public import OperationCore
 ///   storage. An entry that was being sent when the process died is sent again on the next
 ///   launch, with the same idempotency key.
 ///
-/// Use one outbox per database: two outboxes on one database would both deliver its entries.
+/// ## When things fail
+///
+/// - **The storage fails** (a full disk, a lock held past the busy timeout). Writing a new entry
+///   throws to the caller: nothing was queued. Once a delivery has ended, its callers are
+///   answered at once (a delivered entry *was* delivered), and the write that ends the entry is
+///   tried again after `storageRetryDelay`, until it lands; the lane waits for it, so that the
+///   storage never keeps an entry behind a later one. Every failed write is reported to
+///   `onStorageFailure` (an issue by default) and to subscribers as
+///   ``Event/storageFailed(_:error:)``.
+/// - **A second outbox opens the same storage**, in this process or another: its initializer
+///   throws ``OutboxClaimedError``, which names the owner, so entries are never delivered twice.
+///   The claim ends with the outbox, or with its process (a crash included).
+/// - **Two mutation types are registered under one kind**: the second registration is refused
+///   and reported, and its runs throw ``KindConflictError`` before anything is written.
+///
+/// The lanes, retries, timers and waiting callers are a pure state machine, so these rules are
+/// tested with generated sequences of events.
 public final class MutationOutbox: Sendable {
   /// An entry of the outbox, as stored.
   public struct Entry: Hashable, Sendable, Identifiable, Codable {
@@ -155,12 +171,16 @@ public final class MutationOutbox: Sendable {
     case retried(Entry)
     /// The app removed a failed entry.
     case discarded(Entry)
+    /// A change of the entry could not be written; the change that ends an entry is written
+    /// again after a delay.
+    case storageFailed(Entry, error: String)
 
     /// The entry the event is about.
     public var entry: Entry {
       switch self {
       case .enqueued(let entry), .sending(let entry), .delivered(let entry),
-        .requeued(let entry), .failed(let entry), .retried(let entry), .discarded(let entry):
+        .requeued(let entry), .failed(let entry), .retried(let entry), .discarded(let entry),
+        .storageFailed(let entry, _):
         entry
       }
     }
@@ -178,7 +198,57 @@ public final class MutationOutbox: Sendable {
     public let kind: String
   }
 
+  /// A durable mutation whose kind is registered for another mutation type; nothing was
+  /// written.
+  public struct KindConflictError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind.
+    public let kind: String
+    /// The name of the type that has the kind.
+    public let registeredType: String
+    /// The name of the type that was refused.
+    public let mutationType: String
+
+    /// A description of the error, with what to do about it.
+    public var description: String {
+      "The outbox kind '\(self.kind)' belongs to \(self.registeredType), so "
+        + "\(self.mutationType) cannot be delivered under it. Give each durable mutation a "
+        + "kind of its own."
+    }
+  }
+
+  /// The outbox was closed before the entry was delivered; the entry stays in the storage for
+  /// the next outbox.
+  public struct ClosedError: Error, Hashable, Sendable {}
+
+  /// The storage's outbox belongs to another outbox, in this process or another; see
+  /// ``OperationPersistenceStorage/claimOutbox(owner:)``.
+  public struct OutboxClaimedError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Where the outbox is, such as the database's path.
+    public let storage: String
+    /// Who holds it, as it described itself (process id, host, date).
+    public let owner: String
+
+    /// A description of the error, with what to do about it.
+    public var description: String {
+      "The mutation outbox of \(self.storage) is held by \(self.owner). Only one outbox may "
+        + "deliver a storage's entries: use that one, or wait for it to close."
+    }
+  }
+
   typealias Handler = @Sendable (Data, OperationContext) async throws -> any Sendable
+  typealias Machine = OutboxStateMachine<Caller, any Sendable>
+
+  /// A caller waiting for its entry, with the context its delivery runs with.
+  struct Caller: Sendable {
+    let continuation: CheckedContinuation<any Sendable, any Error>
+    let context: OperationContext
+  }
+
+  /// The mutation that delivers the entries of a kind.
+  private struct Registration: Sendable {
+    let type: ErasedOperationType
+    let handler: Handler
+  }
 
   /// The storage of the entries.
   public let storage: any OperationPersistenceStorage
@@ -187,35 +257,24 @@ public final class MutationOutbox: Sendable {
   private let networkObserver: (any NetworkObserver & Sendable)?
   private let clock: any OperationClock & Sendable
   private let delayer: any OperationDelayer & Sendable
-  private let retryDelay: OperationBackoffFunction
-  private let maxAttempts: Int
   private let classify: @Sendable (any Error) -> FailureKind
-  private let state = Lock(State())
+  private let onStorageFailure: @Sendable (Entry, any Error) -> Void
+  private let state: Lock<State>
   private let networkSubscription = Lock(OperationSubscription.empty)
-  // NB: Serializes enqueueing, so that entries join their lane in the order of their ids.
-  private let enqueueLock = NSLock()
 
   private struct State: Sendable {
-    var handlers = [String: Handler]()
-    var lanes = [String: Lane]()
-    var waiters = [String: [CheckedContinuation<any Sendable, any Error>]]()
-    var isResumed = false
-    var isOnline = true
+    var machine: Machine
+    var registrations = [String: Registration]()
     var subscribers = [Int: @Sendable (Event) -> Void]()
     var nextSubscriberID = 0
-    var nextWakeID = 0
-    /// The contexts of the callers waiting for their entries, by idempotency key.
-    var callerContexts = [String: OperationContext]()
+    var nextWaiterID = 0
+    /// The tasks that wait out the machine's timers, so that a timer the machine cancels stops
+    /// waiting.
+    var timerTasks = [Machine.TimerID: Task<Void, Never>]()
   }
 
-  private struct Lane: Sendable {
-    var queue = [Entry]()
-    var isDelivering = false
-    /// Resumes the wait between retries; the network's return resumes it early.
-    var wake: (id: Int, continuation: CheckedContinuation<Void, Never>)?
-  }
-
-  /// Creates an outbox on `storage`; call ``resume()`` to start delivering.
+  /// Creates an outbox on `storage`, claiming the storage's outbox for this outbox; call
+  /// ``resume()`` to start delivering.
   ///
   /// - Parameters:
   ///   - storage: The storage of the entries.
@@ -224,11 +283,18 @@ public final class MutationOutbox: Sendable {
   ///     from it. A delivery that a caller waits for runs with the caller's context.
   ///   - networkObserver: Tells when the network is back; without one the outbox sends at once.
   ///   - clock: Dates the entries.
-  ///   - delayer: Waits between attempts.
+  ///   - delayer: Waits between attempts, and between writes of a failed storage.
   ///   - retryDelay: The wait before attempt *n* + 1 after a retryable failure.
   ///   - maxAttempts: The attempts after which a retryable failure counts as permanent.
+  ///   - storageRetryDelay: The wait before the *n* + 1st write of the change that ends an entry
+  ///     (its removal after delivery, or its failure for good), after *n* failed writes; never
+  ///     more than 30 seconds.
   ///   - classify: Whether a failure may pass; retryable by default, except
   ///     ``PermanentMutationFailure`` errors.
+  ///   - onStorageFailure: Told of each write of the storage that fails; by default reported as
+  ///     an issue (``reportStorageFailure``).
+  /// - Throws: ``OutboxClaimedError`` when another outbox, in this process or another, holds
+  ///   the storage's outbox; the storage's error when it cannot be claimed.
   public init(
     storage: any OperationPersistenceStorage,
     context: OperationContext = OperationContext(),
@@ -237,25 +303,63 @@ public final class MutationOutbox: Sendable {
     delayer: any OperationDelayer & Sendable = ClockDelayer(clock: ContinuousClock()),
     retryDelay: OperationBackoffFunction = .exponential(.seconds(1)),
     maxAttempts: Int = 10,
-    classify: @escaping @Sendable (any Error) -> FailureKind = MutationOutbox.defaultClassify
-  ) {
+    storageRetryDelay: OperationBackoffFunction = .exponential(.milliseconds(100)),
+    classify: @escaping @Sendable (any Error) -> FailureKind = MutationOutbox.defaultClassify,
+    onStorageFailure: @escaping @Sendable (Entry, any Error) -> Void = MutationOutbox
+      .reportStorageFailure
+  ) throws {
+    try storage.claimOutbox(owner: Self.ownerDescription(at: clock.now()))
     self.storage = storage
     self.context = context
     self.networkObserver = networkObserver
     self.clock = clock
     self.delayer = delayer
-    self.retryDelay = retryDelay
-    self.maxAttempts = max(1, maxAttempts)
     self.classify = classify
+    self.onStorageFailure = onStorageFailure
+    self.state = Lock(
+      State(
+        machine: Machine(
+          retryDelay: retryDelay,
+          maxAttempts: maxAttempts,
+          storageRetryDelay: storageRetryDelay,
+          maxStorageRetryDelay: .seconds(30)
+        )
+      )
+    )
   }
 
   deinit {
     self.networkSubscription.withLock { $0 }.cancel()
+    self.storage.releaseOutbox()
   }
 
   /// Retryable, except for errors that conform to ``PermanentMutationFailure``.
   public static let defaultClassify: @Sendable (any Error) -> FailureKind = { error in
     error is any PermanentMutationFailure ? .permanent : .retryable
+  }
+
+  /// Reports a failed write of the storage as an issue: a test failure under a test runner, a
+  /// runtime warning otherwise. The default `onStorageFailure` handler.
+  public static let reportStorageFailure: @Sendable (Entry, any Error) -> Void = { entry, error in
+    reportWarning(.outboxStorageFailed(change: entry.status.rawValue, entry: entry, error: error))
+  }
+
+  /// How this process describes itself as the owner of an outbox.
+  private static func ownerDescription(at date: Date) -> String {
+    let info = ProcessInfo.processInfo
+    return "process \(info.processIdentifier) on \(info.hostName) since \(date)"
+  }
+
+  /// Stops delivering and releases the storage's outbox, so that another outbox (in this
+  /// process or another) can claim it; for a graceful shutdown or a hand-over.
+  ///
+  /// Callers still waiting are answered with ``ClosedError``; their entries stay in the
+  /// storage, for the next outbox. A delivery in flight ends as usual. An outbox also releases
+  /// the storage when it is deinitialized. Later calls do nothing.
+  public func close() {
+    self.perform(self.state.withLock { $0.machine.close(with: ClosedError()) })
+    self.networkSubscription.withLock { $0 }.cancel()
+    self.storage.releaseOutbox()
   }
 
   // MARK: Registration
@@ -265,11 +369,19 @@ public final class MutationOutbox: Sendable {
   /// Register every kind before ``resume()``, so that entries left by the last launch find
   /// their mutation. `MutationRequest/durable(in:kind:lane:)` registers its mutation.
   ///
+  /// A kind belongs to one mutation type: registering it again with the same type replaces the
+  /// mutation, and registering it with another type is refused and reported (the runs of that
+  /// type's durable mutation then throw ``KindConflictError``).
+  ///
   /// - Parameters:
   ///   - mutation: The mutation.
   ///   - kind: The name the entries are stored under; keep it stable across releases.
-  public func register<Mutation: MutationRequest & Sendable>(_ mutation: Mutation, kind: String)
-  where Mutation.Arguments: Codable {
+  /// - Returns: Whether the mutation was registered.
+  @discardableResult
+  public func register<Mutation: MutationRequest & Sendable>(
+    _ mutation: Mutation,
+    kind: String
+  ) -> Bool where Mutation.Arguments: Codable {
     let handler: Handler = { data, context in
       let arguments = try JSONDecoder().decode(Mutation.Arguments.self, from: data)
       return try await mutation.mutate(
@@ -279,12 +391,38 @@ public final class MutationOutbox: Sendable {
         with: OperationContinuation { _, _ in }
       )
     }
-    let isResumed = self.state.withLock { state in
-      state.handlers[kind] = handler
-      return state.isResumed
+    let type = ErasedOperationType(base: Mutation.self)
+    let conflict = self.state.withLock { state -> ErasedOperationType? in
+      if let registered = state.registrations[kind]?.type, registered.base != Mutation.self {
+        return registered
+      }
+      state.registrations[kind] = Registration(type: type, handler: handler)
+      return nil
     }
-    // NB: Lanes that stopped at an entry of this kind go on.
-    if isResumed { self.startLanes() }
+    if let conflict {
+      reportWarning(
+        .outboxKindAlreadyRegistered(
+          kind: kind,
+          registeredType: conflict.base,
+          newType: Mutation.self
+        )
+      )
+      return false
+    }
+    let now = self.clock.now()
+    self.perform(self.state.withLock { $0.machine.register(kind: kind, now: now) })
+    return true
+  }
+
+  /// The error of a durable mutation of type `type` whose kind belongs to another type.
+  func kindConflict(kind: String, type: any Any.Type) -> KindConflictError? {
+    let registered = self.state.withLock { $0.registrations[kind]?.type }
+    guard let registered, registered.base != type else { return nil }
+    return KindConflictError(
+      kind: kind,
+      registeredType: _typeName(registered.base, qualified: true),
+      mutationType: _typeName(type, qualified: true)
+    )
   }
 
   // MARK: Resuming
@@ -295,23 +433,12 @@ public final class MutationOutbox: Sendable {
   /// - Throws: The storage's error.
   public func resume() throws {
     let entries = try self.storage.outboxEntries()
-    let isFirst = self.state.withLock { state -> Bool in
-      guard !state.isResumed else { return false }
-      state.isResumed = true
-      // NB: Entries enqueued before `resume()` are in their lanes already.
-      for entry in entries where entry.status != .failed {
-        guard !(state.lanes[entry.lane]?.queue.contains { $0.id == entry.id } ?? false) else {
-          continue
-        }
-        var entry = entry
-        entry.status = .queued
-        state.lanes[entry.lane, default: Lane()].queue.append(entry)
-      }
-      for lane in state.lanes.keys {
-        state.lanes[lane]?.queue.sort { $0.id < $1.id }
-      }
-      state.isOnline = self.networkObserver.map { $0.currentStatus == .connected } ?? true
-      return true
+    let isOnline = self.networkObserver.map { $0.currentStatus == .connected } ?? true
+    let now = self.clock.now()
+    let (isFirst, actions) = self.state.withLock { state in
+      let wasResumed = state.machine.isResumed
+      let actions = state.machine.resume(entries: entries, isOnline: isOnline, now: now)
+      return (!wasResumed, actions)
     }
     guard isFirst else { return }
     if let networkObserver {
@@ -319,8 +446,10 @@ public final class MutationOutbox: Sendable {
         self?.networkChanged(to: status)
       }
       self.networkSubscription.withLock { $0 = subscription }
+      // NB: The network may have changed before the subscription.
+      self.networkChanged(to: networkObserver.currentStatus)
     }
-    self.startLanes()
+    self.perform(actions)
   }
 
   // MARK: Enqueueing
@@ -334,7 +463,7 @@ public final class MutationOutbox: Sendable {
   ///   - idempotencyKey: The key; a new UUID by default. Enqueueing a key that is already in
   ///     the outbox returns its entry.
   /// - Returns: The entry.
-  /// - Throws: The encoding's or the storage's error.
+  /// - Throws: The encoding's or the storage's error; then nothing was queued.
   @discardableResult
   public func enqueue(
     kind: String,
@@ -352,26 +481,22 @@ public final class MutationOutbox: Sendable {
     lane: String,
     idempotencyKey: String
   ) throws -> Entry {
-    let (entry, isNew, starts) = try self.enqueueLock.withLock {
-      let entry = try self.storage.enqueueOutboxEntry(
+    self.state.withLock { $0.machine.beginEnqueue(key: idempotencyKey) }
+    let entry: Entry
+    do {
+      entry = try self.storage.enqueueOutboxEntry(
         kind: kind,
         lane: lane,
         idempotencyKey: idempotencyKey,
         arguments: data,
         at: self.clock.now()
       )
-      let (isNew, starts) = self.state.withLock { state -> (Bool, Bool) in
-        guard entry.status != .failed,
-          !(state.lanes[lane]?.queue.contains { $0.id == entry.id } ?? false)
-        else { return (false, false) }
-        state.lanes[lane, default: Lane()].queue.append(entry)
-        return (true, state.isResumed)
-      }
-      return (entry, isNew, starts)
+    } catch {
+      self.state.withLock { $0.machine.enqueueFailed(key: idempotencyKey) }
+      throw error
     }
-    // NB: Subscribers are the app's code; they hear of the entry after the locks are released.
-    if isNew { self.send(.enqueued(entry)) }
-    if starts { self.startLane(lane) }
+    let now = self.clock.now()
+    self.perform(self.state.withLock { $0.machine.enqueued(entry, now: now) })
     return entry
   }
 
@@ -389,51 +514,49 @@ public final class MutationOutbox: Sendable {
   ) async throws -> any Sendable {
     // NB: A caller cancelled before its entry is written makes no entry.
     try Task.checkCancellation()
+    let id = self.state.withLock { state in
+      defer { state.nextWaiterID += 1 }
+      return state.nextWaiterID
+    }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         // NB: The waiter is registered before the entry exists, so a delivery that follows the
         // write at once finds it.
-        self.state.withLock { state in
-          state.waiters[key, default: []].append(continuation)
-          state.callerContexts[key] = context
+        let isClosed = self.state.withLock { state in
+          guard state.machine.acceptsWaiters else { return true }
+          state.machine.addWaiter(
+            id,
+            Caller(continuation: continuation, context: context),
+            forKey: key
+          )
+          return false
+        }
+        guard !isClosed else {
+          continuation.resume(throwing: ClosedError())
+          return
         }
         do {
-          let entry = try self.enqueue(kind: kind, data: data, lane: lane, idempotencyKey: key)
-          if entry.status == .failed {
-            let error = StoredFailure(description: entry.lastError ?? "unknown error")
-            self.resumeWaiters(
-              of: key,
-              with: .failure(DeliveryError(entry: entry, underlying: error))
-            )
-          }
+          _ = try self.enqueue(kind: kind, data: data, lane: lane, idempotencyKey: key)
         } catch {
-          self.resumeWaiters(of: key, with: .failure(error))
+          self.perform(self.state.withLock { $0.machine.removeWaiter(id, with: error) })
         }
         // NB: A cancellation that arrived before the waiter was registered found nothing to
         // resume; the entry is written, only the wait ends.
         if Task.isCancelled {
-          self.resumeWaiters(of: key, with: .failure(CancellationError()))
+          self.perform(
+            self.state.withLock { $0.machine.removeWaiter(id, with: CancellationError()) }
+          )
         }
       }
     } onCancel: {
-      self.resumeWaiters(of: key, with: .failure(CancellationError()))
-    }
-  }
-
-  private func resumeWaiters(of key: String, with result: Result<any Sendable, any Error>) {
-    let waiters =
-      self.state.withLock { state -> [CheckedContinuation<any Sendable, any Error>]? in
-        state.callerContexts.removeValue(forKey: key)
-        return state.waiters.removeValue(forKey: key)
-      } ?? []
-    for waiter in waiters {
-      waiter.resume(with: result)
+      self.perform(self.state.withLock { $0.machine.removeWaiter(id, with: CancellationError()) })
     }
   }
 
   // MARK: Inspecting and managing
 
-  /// Calls `handler` with every change of an entry, once the storage has it.
+  /// Calls `handler` with every change of an entry, once the storage has it (or failed to
+  /// write it: ``Event/storageFailed(_:error:)``).
   ///
   /// Changes of different lanes may arrive concurrently; the changes of one entry arrive in
   /// order.
@@ -477,196 +600,136 @@ public final class MutationOutbox: Sendable {
   /// Queues a failed entry again, at the end of its lane, with its attempts reset.
   ///
   /// - Parameter entry: The entry.
-  /// - Throws: The storage's error.
+  /// - Throws: The storage's error; then the entry stays failed.
   public func retry(_ entry: Entry) throws {
     var entry = entry
     entry.status = .queued
     entry.attempts = 0
     entry.updatedAt = self.clock.now()
     try self.storage.updateOutboxEntry(entry)
-    let starts = self.state.withLock { state -> Bool in
-      state.lanes[entry.lane, default: Lane()].queue.append(entry)
-      return state.isResumed
-    }
-    self.send(.retried(entry))
-    if starts { self.startLane(entry.lane) }
+    let now = self.clock.now()
+    self.perform(self.state.withLock { $0.machine.retried(entry, now: now) })
   }
 
   /// Removes an entry that failed for good.
   ///
   /// - Parameter entry: The entry.
-  /// - Throws: The storage's error.
+  /// - Throws: The storage's error; then the entry stays.
   public func discard(_ entry: Entry) throws {
     try self.storage.removeOutboxEntry(id: entry.id)
     self.send(.discarded(entry))
   }
 
-  // MARK: Delivering
+  // MARK: Performing the machine's actions
 
   private func networkChanged(to status: NetworkConnectionStatus) {
-    let (wakes, starts) = self.state.withLock {
-      state -> ([CheckedContinuation<Void, Never>], Bool) in
-      let wasOnline = state.isOnline
-      state.isOnline = status == .connected
-      guard state.isOnline, !wasOnline else { return ([], false) }
-      var wakes = [CheckedContinuation<Void, Never>]()
-      for lane in state.lanes.keys {
-        if let wake = state.lanes[lane]?.wake {
-          wakes.append(wake.continuation)
-          state.lanes[lane]?.wake = nil
-        }
-      }
-      return (wakes, true)
-    }
-    for wake in wakes {
-      wake.resume()
-    }
-    if starts { self.startLanes() }
+    let now = self.clock.now()
+    self.perform(
+      self.state.withLock { $0.machine.networkChanged(isOnline: status == .connected, now: now) }
+    )
   }
 
-  private func startLanes() {
-    let lanes = self.state.withLock { Array($0.lanes.keys) }
-    for lane in lanes {
-      self.startLane(lane)
-    }
-  }
-
-  private func startLane(_ lane: String) {
-    let starts = self.state.withLock { state -> Bool in
-      guard state.isResumed, state.isOnline, let current = state.lanes[lane],
-        !current.isDelivering, !current.queue.isEmpty
-      else { return false }
-      state.lanes[lane]?.isDelivering = true
-      return true
-    }
-    guard starts else { return }
-    Task.detached { [self] in await self.deliver(lane: lane) }
-  }
-
-  private func deliver(lane: String) async {
-    while let (entry, handler) = self.nextEntry(in: lane) {
-      guard let handler else {
-        // NB: Nothing can deliver the entry until its kind is registered; the lane waits.
-        self.resumeWaiters(
-          of: entry.idempotencyKey,
-          with: .failure(UnregisteredKindError(kind: entry.kind))
+  /// Performs the machine's actions in order, with no lock held, and feeds it the outcomes of
+  /// the writes, whose actions follow.
+  private func perform(_ actions: [Machine.Action]) {
+    var queue = actions[...]
+    while let action = queue.popFirst() {
+      switch action {
+      case .write(let write):
+        let error = self.write(write)
+        let now = self.clock.now()
+        queue.append(
+          contentsOf: self.state.withLock { $0.machine.written(write, error: error, now: now) }
         )
-        self.stopDelivering(lane)
-        return
-      }
-      var sending = entry
-      sending.status = .inFlight
-      sending.attempts += 1
-      sending.updatedAt = self.clock.now()
-      guard self.persist(sending) else {
-        self.stopDelivering(lane)
-        return
-      }
-      self.send(.sending(sending))
-      var context =
-        self.state.withLock { $0.callerContexts[entry.idempotencyKey] } ?? self.context
-      context.idempotencyKey = entry.idempotencyKey
-      context.outboxEntry = sending
-      do {
-        let value = try await handler(entry.arguments, context)
-        do {
-          try self.storage.removeOutboxEntry(id: entry.id)
-        } catch {
-          self.stopDelivering(lane)
-          return
+      case .deliver(let entry, let caller):
+        self.deliver(entry, context: caller?.context ?? self.context)
+      case .startTimer(let timer, let delay):
+        self.startTimer(timer, delay: delay)
+      case .cancelTimer(let timer):
+        self.state.withLock { $0.timerTasks.removeValue(forKey: timer) }?.cancel()
+      case .resume(let callers, let outcome):
+        let result: Result<any Sendable, any Error> =
+          switch outcome {
+          case .delivered(let value): .success(value)
+          case .failed(let entry, let error):
+            .failure(DeliveryError(entry: entry, underlying: error))
+          case .error(let error): .failure(error)
+          }
+        for caller in callers {
+          caller.continuation.resume(with: result)
         }
-        self.dequeue(entry, from: lane)
-        self.send(.delivered(sending))
-        self.resumeWaiters(of: entry.idempotencyKey, with: .success(value))
-      } catch {
-        var failed = sending
-        failed.lastError = String(describing: error)
-        failed.updatedAt = self.clock.now()
-        let isPermanent =
-          self.classify(error) == .permanent || failed.attempts >= self.maxAttempts
-        failed.status = isPermanent ? .failed : .queued
-        guard self.persist(failed) else {
-          self.stopDelivering(lane)
-          return
-        }
-        if isPermanent {
-          self.dequeue(entry, from: lane)
-          self.send(.failed(failed))
-          self.resumeWaiters(
-            of: entry.idempotencyKey,
-            with: .failure(DeliveryError(entry: failed, underlying: error))
-          )
-        } else {
-          self.replaceHead(with: failed, in: lane)
-          self.send(.requeued(failed))
-          guard await self.waitBeforeRetry(lane: lane, attempt: failed.attempts) else { return }
-        }
+      case .notify(let event):
+        self.send(event)
+      case .reportStorageFailure(let write, let error):
+        self.onStorageFailure(write.entry, error)
+        self.send(.storageFailed(write.entry, error: String(describing: error)))
       }
     }
   }
 
-  private func nextEntry(in lane: String) -> (Entry, Handler?)? {
-    self.state.withLock { state in
-      guard state.isOnline, let entry = state.lanes[lane]?.queue.first else {
-        state.lanes[lane]?.isDelivering = false
-        return nil
-      }
-      return (entry, state.handlers[entry.kind])
-    }
-  }
-
-  private func persist(_ entry: Entry) -> Bool {
+  /// Writes a change of an entry; returns the storage's error.
+  private func write(_ write: Machine.Write) -> (any Error)? {
     do {
-      try self.storage.updateOutboxEntry(entry)
-      return true
+      switch write {
+      case .markInFlight(let entry), .requeue(let entry), .conclude(.failed(let entry)):
+        try self.storage.updateOutboxEntry(entry)
+      case .conclude(.delivered(let entry)):
+        try self.storage.removeOutboxEntry(id: entry.id)
+      }
+      return nil
     } catch {
-      return false
+      return error
     }
   }
 
-  private func dequeue(_ entry: Entry, from lane: String) {
-    self.state.withLock { state in
-      state.lanes[lane]?.queue.removeAll { $0.id == entry.id }
-    }
-  }
-
-  private func replaceHead(with entry: Entry, in lane: String) {
-    self.state.withLock { state in
-      if let index = state.lanes[lane]?.queue.firstIndex(where: { $0.id == entry.id }) {
-        state.lanes[lane]?.queue[index] = entry
-      }
-    }
-  }
-
-  private func stopDelivering(_ lane: String) {
-    self.state.withLock { $0.lanes[lane]?.isDelivering = false }
-  }
-
-  /// Waits out the retry delay, or until the network comes back; returns whether to go on.
-  private func waitBeforeRetry(lane: String, attempt: Int) async -> Bool {
-    let delay = self.retryDelay(attempt)
-    let delayer = self.delayer
-    let id = self.state.withLock { state in
-      defer { state.nextWakeID += 1 }
-      return state.nextWakeID
-    }
-    let waiting = Task.detached { try? await delayer.delay(for: delay) }
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      self.state.withLock { $0.lanes[lane]?.wake = (id, continuation) }
-      Task.detached { [self] in
-        await waiting.value
-        // NB: Only this wait's own continuation: the network may have ended it already, and the
-        // lane may be waiting again, for a later retry.
-        let wake = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
-          guard let wake = state.lanes[lane]?.wake, wake.id == id else { return nil }
-          state.lanes[lane]?.wake = nil
-          return wake.continuation
+  private func deliver(_ entry: Entry, context: OperationContext) {
+    var context = context
+    context.idempotencyKey = entry.idempotencyKey
+    context.outboxEntry = entry
+    let handler = self.state.withLock { $0.registrations[entry.kind]?.handler }
+    Task { [self, context] in
+      let result: Result<any Sendable, any Error>
+      if let handler {
+        do {
+          result = .success(try await handler(entry.arguments, context))
+        } catch {
+          result = .failure(error)
         }
-        wake?.resume()
+      } else {
+        result = .failure(UnregisteredKindError(kind: entry.kind))
+      }
+      let now = self.clock.now()
+      switch result {
+      case .success(let value):
+        self.perform(self.state.withLock { $0.machine.delivered(entry, value: value, now: now) })
+      case .failure(let error):
+        // NB: `classify` is the app's code; it runs with no lock held.
+        let isPermanent = self.classify(error) == .permanent
+        self.perform(
+          self.state.withLock {
+            $0.machine.deliveryFailed(entry, error: error, isPermanent: isPermanent, now: now)
+          }
+        )
       }
     }
-    waiting.cancel()
-    return true
+  }
+
+  private func startTimer(_ timer: Machine.TimerID, delay: OperationDuration) {
+    let task = Task { [weak self, delayer] in
+      try? await delayer.delay(for: delay)
+      guard !Task.isCancelled, let self else { return }
+      let now = self.clock.now()
+      self.perform(
+        self.state.withLock { state in
+          state.timerTasks[timer] = nil
+          return state.machine.timerFired(timer, now: now)
+        }
+      )
+    }
+    // NB: A timer that fired (or was cancelled) before its task is kept needs no task.
+    self.state.withLock { state in
+      if state.machine.hasTimer(timer) { state.timerTasks[timer] = task }
+    }
   }
 }
 

@@ -91,6 +91,21 @@ public protocol OperationPersistenceStorage: Sendable {
   /// - Parameter id: The entry's id.
   /// - Throws: The engine's error.
   func removeOutboxEntry(id: Int64) throws
+
+  /// Claims the outbox for one ``MutationOutbox``, so that no second outbox, in this process or
+  /// another, delivers the same entries.
+  ///
+  /// The claim lasts until ``releaseOutbox()``, or until the claiming process ends, whatever the
+  /// way (a crash or `SIGKILL` included), so a restart is never locked out by its own past.
+  ///
+  /// - Parameter owner: Describes the claimant (process, host, date), for the error that a
+  ///   second claimant gets.
+  /// - Throws: ``MutationOutbox/OutboxClaimedError`` with the owner's description when the
+  ///   outbox is claimed; the engine's error when the claim cannot be made.
+  func claimOutbox(owner: String) throws
+
+  /// Ends this storage's claim of its outbox, if it has one.
+  func releaseOutbox()
 }
 
 /// One value of the query cache, as stored.

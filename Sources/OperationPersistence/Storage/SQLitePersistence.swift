@@ -1,11 +1,24 @@
 public import Foundation
 import GRDB
+import OperationCore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The package's storage engine: one SQLite database file, through GRDB.
 ///
 /// The database is opened in WAL mode, so readers never wait for the writer, and writers from
 /// other connections or processes wait up to `busyTimeout` for each other instead of failing.
 /// Every change is one transaction.
+///
+/// The outbox is claimed with an exclusive `flock(2)` lock on a file beside the database
+/// (`<path>-outbox.lock`), which holds the owner's description: the kernel ends the claim when
+/// its process ends, however it ends.
 ///
 /// ```swift
 /// let persistence = try SQLitePersistence(
@@ -14,6 +27,9 @@ import GRDB
 /// ```
 public final class SQLitePersistence: OperationPersistenceStorage {
   private let pool: DatabasePool
+
+  /// The descriptor of the outbox's lock file while this storage claims it.
+  private let outboxLock = Lock<Int32?>(nil)
 
   /// The path of the database file.
   public let path: String
@@ -248,6 +264,64 @@ public final class SQLitePersistence: OperationPersistenceStorage {
     }
   }
 
+  /// The path of the file whose lock claims the outbox.
+  public var outboxLockPath: String {
+    self.path + "-outbox.lock"
+  }
+
+  /// Claims the outbox with an exclusive lock on ``outboxLockPath``, and writes `owner` in it.
+  public func claimOutbox(owner: String) throws {
+    try self.outboxLock.withLock { descriptor in
+      guard descriptor == nil else {
+        throw MutationOutbox.OutboxClaimedError(
+          storage: self.path,
+          owner: Self.readOwner(at: self.outboxLockPath) ?? "another outbox of this storage"
+        )
+      }
+      let file = open(self.outboxLockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+      guard file >= 0 else { throw SystemError(operation: "open", path: self.outboxLockPath) }
+      guard flock(file, LOCK_EX | LOCK_NB) == 0 else {
+        let error = errno
+        close(file)
+        guard error == EWOULDBLOCK else {
+          throw SystemError(operation: "flock", path: self.outboxLockPath, code: error)
+        }
+        throw MutationOutbox.OutboxClaimedError(
+          storage: self.path,
+          owner: Self.readOwner(at: self.outboxLockPath) ?? "another process"
+        )
+      }
+      let text = Array(owner.utf8)
+      _ = ftruncate(file, 0)
+      _ = text.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, 0) }
+      descriptor = file
+    }
+  }
+
+  /// Releases the lock on ``outboxLockPath``.
+  public func releaseOutbox() {
+    guard
+      let file = self.outboxLock.withLock({ descriptor in
+        defer { descriptor = nil }
+        return descriptor
+      })
+    else { return }
+    // NB: Closing the descriptor releases its lock; the file stays, empty, for the next owner.
+    _ = ftruncate(file, 0)
+    close(file)
+  }
+
+  deinit {
+    self.releaseOutbox()
+  }
+
+  private static func readOwner(at path: String) -> String? {
+    guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else {
+      return nil
+    }
+    return String(decoding: data, as: UTF8.self)
+  }
+
   private static func outboxEntry(from row: Row) -> MutationOutbox.Entry {
     let status: String = row["status"]
     return MutationOutbox.Entry(
@@ -262,5 +336,16 @@ public final class SQLitePersistence: OperationPersistenceStorage {
       enqueuedAt: Date(timeIntervalSince1970: row["enqueuedAt"]),
       updatedAt: Date(timeIntervalSince1970: row["updatedAt"])
     )
+  }
+}
+
+/// A system call failed.
+struct SystemError: Error, CustomStringConvertible {
+  let operation: String
+  let path: String
+  var code: Int32 = errno
+
+  var description: String {
+    "\(self.operation) of \(self.path) failed: \(String(cString: strerror(self.code)))"
   }
 }

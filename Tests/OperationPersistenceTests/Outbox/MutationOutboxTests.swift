@@ -13,7 +13,7 @@ import Testing
     delayer: ManualDelayer = ManualDelayer(),
     maxAttempts: Int = 10
   ) throws -> MutationOutbox {
-    MutationOutbox(
+    try MutationOutbox(
       storage: try self.database.open(),
       networkObserver: network,
       delayer: delayer,
@@ -123,6 +123,7 @@ import Testing
     inFlight.status = .inFlight
     inFlight.attempts = 1
     try first.storage.updateOutboxEntry(inFlight)
+    first.close()
 
     let second = try self.outbox()
     _ = Send(server: server).durable(in: second, kind: "send")
@@ -177,12 +178,14 @@ import Testing
     try await self.waitForEntries(outbox, count: 1)
     network.send(status: .connected)
     #expect(try await run.value == "sent a from client")
+    outbox.close()
 
     var resumedContext = OperationContext()
     resumedContext.label = "outbox"
     let first = try self.outbox(network: MockNetworkObserver(initialStatus: .disconnected))
     try first.enqueue(kind: "send", arguments: "b", lane: "l")
-    let second = MutationOutbox(storage: try self.database.open(), context: resumedContext)
+    first.close()
+    let second = try MutationOutbox(storage: try self.database.open(), context: resumedContext)
     _ = Send(server: server, echoesLabel: true).durable(in: second, kind: "send")
     try second.resume()
     try await self.waitUntil(second) { $0.isEmpty }
