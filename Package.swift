@@ -183,6 +183,8 @@ let package = Package(
         "Operation",
         "OperationPersistence",
         "OperationTestSupport",
+        // NB: A second connection that holds the database's write lock, in the fault tests.
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]
     ),

@@ -24,6 +24,7 @@ package import OperationCore
 /// - The end of an entry (its removal after delivery, or its failure for good) is written before
 ///   the lane goes on. Its callers are answered once that write ends, whether it succeeded or
 ///   not: a delivered entry's callers learn that it was delivered even when the storage fails.
+///   Subscribers hear of the end once the storage has it.
 ///   A failed write is reported and written again after `storageRetryDelay`, as many times as
 ///   it takes; the lane waits for it, so that the storage never holds an entry behind a later
 ///   one of its lane. Writes that do not end an entry (sending, queued again) are reported when
@@ -127,6 +128,8 @@ package struct OutboxStateMachine<Waiter: Sendable, Value: Sendable>: Sendable {
     var entries = [Entry]()
     var start = 0
     var phase = Phase.idle
+    /// How the head ended, while its end is being written.
+    var outcome: Outcome?
 
     var head: Entry? {
       self.start < self.entries.count ? self.entries[self.start] : nil
@@ -152,6 +155,7 @@ package struct OutboxStateMachine<Waiter: Sendable, Value: Sendable>: Sendable {
     }
 
     mutating func removeHead() {
+      self.outcome = nil
       self.start += 1
       if self.start > 32, self.start * 2 > self.entries.count {
         self.entries.removeFirst(self.start)
@@ -178,10 +182,6 @@ package struct OutboxStateMachine<Waiter: Sendable, Value: Sendable>: Sendable {
   private var waiterKeys = [WaiterID: String]()
   private var timers = [TimerID: String]()
   private var nextTimerID: TimerID = 0
-  /// What the delivery of an entry being concluded returned, or the error it failed with, by
-  /// idempotency key, until its callers are answered.
-  private var deliveredValues = [String: Value]()
-  private var failures = [String: any Error]()
   /// The keys of entries being written by ``beginEnqueue(key:)``, with their counts: their
   /// entries join their lanes through ``enqueued(_:now:)``, never through a resume that read
   /// them from the storage meanwhile.
@@ -330,7 +330,17 @@ extension OutboxStateMachine {
       let error = MutationOutbox.StoredFailure(description: entry.lastError ?? "unknown error")
       return self.answer(key: entry.idempotencyKey, .failed(entry, error))
     }
-    guard !(self.lanes[entry.lane]?.contains(id: entry.id) ?? false) else { return [] }
+    if let lane = self.lanes[entry.lane], lane.contains(id: entry.id) {
+      // NB: A caller that joins an entry whose callers were answered while its end is written
+      // is answered the same way.
+      switch lane.phase {
+      case .concluding(_, _, isAnswered: true), .waitingToConclude:
+        guard lane.head?.id == entry.id, let outcome = lane.outcome else { return [] }
+        return self.answer(key: entry.idempotencyKey, outcome)
+      default:
+        return []
+      }
+    }
     self.lanes[entry.lane, default: Lane()].insert(entry)
     return [.notify(.enqueued(entry))] + self.startLane(entry.lane, now: now)
   }
@@ -363,7 +373,7 @@ extension OutboxStateMachine {
     guard case .sending(let sending) = self.lanes[entry.lane]?.phase, sending.id == entry.id else {
       preconditionFailure("Entry \(entry.id) was delivered, but its lane was not sending it.")
     }
-    self.deliveredValues[entry.idempotencyKey] = value
+    self.lanes[entry.lane]!.outcome = .delivered(value)
     let conclusion = Conclusion.delivered(sending)
     self.lanes[entry.lane]!.phase = .concluding(conclusion, attempt: 1, isAnswered: false)
     return [.write(.conclude(conclusion))]
@@ -385,7 +395,7 @@ extension OutboxStateMachine {
     failed.updatedAt = now
     if isPermanent || failed.attempts >= self.maxAttempts {
       failed.status = .failed
-      self.failures[failed.idempotencyKey] = error
+      self.lanes[entry.lane]!.outcome = .failed(failed, error)
       let conclusion = Conclusion.failed(failed)
       self.lanes[entry.lane]!.phase = .concluding(conclusion, attempt: 1, isAnswered: false)
       return [.write(.conclude(conclusion))]
@@ -413,15 +423,22 @@ extension OutboxStateMachine {
       preconditionFailure("The end of entry \(conclusion.entry.id) was written out of turn.")
     }
     var actions = [Action]()
+    if let error {
+      actions.append(.reportStorageFailure(write, error))
+    }
     if !isAnswered {
-      actions += self.answer(conclusion)
+      actions += self.answer(key: conclusion.entry.idempotencyKey, self.lanes[lane]!.outcome!)
     }
     if let error {
       let timer = self.makeTimer(for: lane)
       self.lanes[lane]!.phase = .waitingToConclude(conclusion, attempt: attempt, timer: timer)
       let delay = min(self.storageRetryDelay(attempt), self.maxStorageRetryDelay)
-      actions += [.reportStorageFailure(write, error), .startTimer(timer, delay: delay)]
-      return actions
+      return actions + [.startTimer(timer, delay: delay)]
+    }
+    // NB: Subscribers hear of the end once the storage has it.
+    switch conclusion {
+    case .delivered(let entry): actions.append(.notify(.delivered(entry)))
+    case .failed(let entry): actions.append(.notify(.failed(entry)))
     }
     self.lanes[lane]!.removeHead()
     self.lanes[lane]!.phase = .idle
@@ -491,19 +508,6 @@ extension OutboxStateMachine {
     return [
       .write(.markInFlight(sending)), .notify(.sending(sending)), .deliver(sending, caller: caller),
     ]
-  }
-
-  /// Answers the callers of a concluded entry and tells the subscribers.
-  private mutating func answer(_ conclusion: Conclusion) -> [Action] {
-    let key = conclusion.entry.idempotencyKey
-    switch conclusion {
-    case .delivered(let entry):
-      let value = self.deliveredValues.removeValue(forKey: key)!
-      return self.answer(key: key, .delivered(value)) + [.notify(.delivered(entry))]
-    case .failed(let entry):
-      let error = self.failures.removeValue(forKey: key)!
-      return self.answer(key: key, .failed(entry, error)) + [.notify(.failed(entry))]
-    }
   }
 
   private mutating func answer(key: String, _ outcome: Outcome) -> [Action] {

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Operation
 import OperationPersistence
 import OperationTestSupport
@@ -218,6 +219,121 @@ import Testing
     try outbox.resume()
     try await self.waitUntil(outbox) { $0.isEmpty }
     #expect(server.requests.map(\.text) == ["a", "b", "c"])
+  }
+
+  // MARK: Faults
+
+  @Test func `A Failed Removal After Delivery Answers The Caller And Is Written Again`()
+    async throws
+  {
+    let storage = FailingStorage(base: try self.database.open())
+    let delayer = ManualDelayer()
+    let failures = Recorder<String>()
+    let outbox = try MutationOutbox(
+      storage: storage,
+      delayer: delayer,
+      storageRetryDelay: .constant(.milliseconds(100)),
+      onStorageFailure: { entry, error in failures.record("\(entry.id): \(error)") }
+    )
+    let server = FakeServer()
+    let mutation = Send(server: server).durable(in: outbox, kind: "send") { _ in "lane" }
+    try outbox.resume()
+    let store = OperationClient().store(for: mutation)
+
+    storage.fail(.remove, times: 2)
+    // NB: On the old outbox the caller waited here for good: the lane stopped at the failed
+    // removal, and nothing wrote it again.
+    #expect(try await store.mutate(with: "first") == "sent first")
+    #expect(failures.values.count == 1)
+    let second = Task { try await store.mutate(with: "second") }
+    try await self.waitForEntries(outbox, count: 2)
+    // NB: The lane waits for the removal, so the storage never keeps the first behind the second.
+    #expect(server.requests.map(\.text) == ["first"])
+
+    await delayer.waitForDelays(count: 1)
+    _ = delayer.resumeNext()
+    await delayer.waitForDelays(count: 2)
+    #expect(failures.values.count == 2)
+    #expect(delayer.delays == [.milliseconds(100), .milliseconds(100)])
+    _ = delayer.resumeNext()
+    #expect(try await second.value == "sent second")
+    #expect(server.requests.map(\.text) == ["first", "second"])
+    #expect(try outbox.entries().isEmpty)
+  }
+
+  @Test func `A Write Lock Held By Another Connection Delays The Bookkeeping, Not The Caller`()
+    async throws
+  {
+    let storage = try SQLitePersistence(path: self.database.path, busyTimeout: 0.05)
+    let delayer = ManualDelayer()
+    let failures = Recorder<String>()
+    let outbox = try MutationOutbox(
+      storage: storage,
+      delayer: delayer,
+      onStorageFailure: { _, error in failures.record("\(error)") }
+    )
+    let server = FakeServer()
+    server.hold()
+    let mutation = Send(server: server).durable(in: outbox, kind: "send")
+    try outbox.resume()
+    let run = Task { try await OperationClient().store(for: mutation).mutate(with: "x") }
+    await server.waitForRequest()
+
+    // NB: Another connection (another process, say) holds the database's write lock past the
+    // busy timeout.
+    var configuration = Configuration()
+    configuration.allowsUnsafeTransactions = true
+    let other = try DatabaseQueue(path: self.database.path, configuration: configuration)
+    try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+    #expect(throws: (any Error).self) { try storage.removeOutboxEntry(id: 999) }
+    server.release()
+    #expect(try await run.value == "sent x")
+    #expect(failures.values.first?.contains("locked") == true)
+    #expect(try outbox.entries().count == 1)
+
+    try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+    await delayer.waitForDelays(count: 1)
+    _ = delayer.resumeNext()
+    try await self.waitUntil(outbox) { $0.isEmpty }
+  }
+
+  @Test func `A Failed Write Of A New Entry Throws To The Caller And Queues Nothing`()
+    async throws
+  {
+    let storage = FailingStorage(base: try self.database.open())
+    let outbox = try MutationOutbox(storage: storage)
+    let server = FakeServer()
+    let mutation = Send(server: server).durable(in: outbox, kind: "send")
+    try outbox.resume()
+    storage.fail(.enqueue, times: 1)
+    await #expect(throws: FailingStorage.DiskFull.self) {
+      try await OperationClient().store(for: mutation).mutate(with: "lost")
+    }
+    #expect(try outbox.entries().isEmpty)
+    #expect(server.requests.isEmpty)
+  }
+
+  @Test func `A Second Outbox On One Database Is Refused, Naming The First`() throws {
+    let first = try self.outbox()
+    let error = #expect(throws: MutationOutbox.OutboxClaimedError.self) {
+      try self.outbox()
+    }
+    #expect(error?.owner.contains("process \(ProcessInfo.processInfo.processIdentifier)") == true)
+    first.close()
+    let second = try self.outbox()
+    second.close()
+  }
+
+  @Test func `Closing Answers The Callers And Leaves Their Entries`() async throws {
+    let network = MockNetworkObserver(initialStatus: .disconnected)
+    let outbox = try self.outbox(network: network)
+    let mutation = Send(server: FakeServer()).durable(in: outbox, kind: "send")
+    try outbox.resume()
+    let run = Task { try await OperationClient().store(for: mutation).mutate(with: "later") }
+    try await self.waitForEntries(outbox, count: 1)
+    outbox.close()
+    await #expect(throws: MutationOutbox.ClosedError.self) { try await run.value }
+    #expect(try outbox.entries().map(\.status) == [.queued])
   }
 
   // MARK: Helpers
