@@ -177,11 +177,20 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
+    // A second process for OperationPersistence's fault tests (an outbox held by another
+    // process, keys computed in another process); not a product, so users never build it.
+    .executableTarget(
+      name: "OperationPersistenceProbe",
+      dependencies: ["OperationCore", "OperationPersistence"],
+      path: "Tests/OperationPersistenceProbe"
+    ),
     .testTarget(
       name: "OperationPersistenceTests",
       dependencies: [
         "Operation",
         "OperationPersistence",
+        // NB: The second process of the fault tests; depending on it builds it before them.
+        "OperationPersistenceProbe",
         "OperationTestSupport",
         // NB: A second connection that holds the database's write lock, in the fault tests.
         .product(name: "GRDB", package: "GRDB.swift"),

@@ -129,6 +129,58 @@ import Testing
     #expect(cache.load(String?.self, forKey: "by-reference")?.value == "keyed")
   }
 
+  @Test func `A Failed Write Is Reported And Counted By The Store's Instruments`() async throws {
+    let storage = FailingStorage(base: try self.database.open())
+    let problems = Recorder<String>()
+    let cache = try PersistentQueryCache(
+      storage: storage,
+      maxAge: nil,
+      clock: self.clock,
+      delayer: ManualDelayer(),
+      onProblem: { problems.record($0.description) }
+    )
+    let instrument = EventRecorder()
+    var context = OperationContext()
+    context.operationClock = self.clock
+    context.operationInstruments = [instrument]
+    let client = OperationClient(defaultContext: context)
+    let store = client.store(for: Feed(value: []).persisted(in: cache))
+
+    storage.fail(.writeCache, times: 1)
+    store.currentValue = ["lost"]
+    await cache.flush()
+    #expect(
+      problems.values == ["The query cache could not be written: \(FailingStorage.DiskFull())"]
+    )
+    #expect(instrument.events == ["persistenceWriteFailed [\"feed\"]"])
+    #expect(try cache.statistics().entryCount == 0)
+
+    store.currentValue = ["kept"]
+    await cache.flush()
+    #expect(try cache.statistics().entryCount == 1)
+    #expect(instrument.events.count == 1)
+  }
+
+  @Test func `An Unencodable Value Is Reported And Counted, And The Others Are Written`()
+    async throws
+  {
+    let problems = Recorder<String>()
+    let cache = try self.cache(problems: problems)
+    let instrument = EventRecorder()
+    var context = OperationContext()
+    context.operationInstruments = [instrument]
+    let client = OperationClient(defaultContext: context)
+    let ratio = client.store(for: Ratio().persisted(in: cache))
+    let feed = client.store(for: Feed(value: []).persisted(in: cache))
+    ratio.currentValue = .nan
+    feed.currentValue = ["fine"]
+    await cache.flush()
+    #expect(problems.values.count == 1)
+    #expect(problems.values.first?.contains("could not be encoded") == true)
+    #expect(instrument.events == ["persistenceWriteFailed [\"ratio\"]"])
+    #expect(try cache.statistics().entryCount == 1)
+  }
+
   @Test func `The Default Problem Handler Reports An Issue`() async throws {
     let cache = try PersistentQueryCache(
       storage: self.database.open(),
@@ -143,6 +195,31 @@ import Testing
       issue.description.contains("'nan' could not be encoded")
     }
     #expect(try cache.statistics().entryCount == 0)
+  }
+}
+
+/// Records the instrument events of stores.
+private final class EventRecorder: OperationInstrument {
+  private let recorded = Recorder<String>()
+
+  var events: [String] { self.recorded.values }
+
+  func started(_ work: OperationWork) -> (any OperationWorkObservation)? { nil }
+
+  func record(_ event: OperationInstrumentEvent, in run: OperationRunInfo) {
+    self.recorded.record("\(event) \(run.path.map { "\($0.base)" })")
+  }
+}
+
+private struct Ratio: QueryRequest, Hashable {
+  var path: OperationPath { ["ratio"] }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Double, any Error>
+  ) async throws -> Double {
+    1
   }
 }
 

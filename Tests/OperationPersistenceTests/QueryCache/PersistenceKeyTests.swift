@@ -4,6 +4,8 @@ import OperationPersistence
 import PropertyBased
 import Testing
 
+@testable import OperationPersistenceProbe
+
 @Suite struct `PersistenceKey tests` {
   // MARK: - The cases that the description of a path mixed up
 
@@ -81,6 +83,15 @@ import Testing
       try PersistentQueryCache.key(for: [Keyed(id: 1)], operationType: Post.self)
         != PersistentQueryCache.key(for: [Keyed(id: 2)], operationType: Post.self)
     )
+  }
+
+  @Test func `Keys Are The Same In Another Process`() throws {
+    let probe = try ProbeProcess(["keys"])
+    let keys = try ProbePaths.all.map {
+      try PersistentQueryCache.key(for: $0, operationType: [String: Int].self)
+    }
+    #expect(probe.readAllLines() == keys)
+    #expect(probe.finish() == 0)
   }
 
   // MARK: - Generated paths

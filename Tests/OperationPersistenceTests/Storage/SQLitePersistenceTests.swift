@@ -170,4 +170,54 @@ import Testing
       #expect(keys == (0..<50).map { "w\(writer)-\($0)" })
     }
   }
+
+  // MARK: Claiming the outbox across processes
+
+  @Test func `The Outbox Claim Holds Across Processes Until Its Owner Dies`() throws {
+    let probe = try ProbeProcess(["claim", self.database.path])
+    #expect(probe.readLine() == "claimed \(probe.pid)")
+
+    let refused = #expect(throws: MutationOutbox.OutboxClaimedError.self) {
+      try self.database.open().claimOutbox(owner: "this test")
+    }
+    #expect(refused?.owner.hasPrefix("process \(probe.pid) on ") == true)
+    // NB: A stopped process still owns its outbox: it may go on delivering when continued.
+    probe.send(SIGSTOP)
+    #expect(throws: MutationOutbox.OutboxClaimedError.self) {
+      try self.database.open().claimOutbox(owner: "this test")
+    }
+    probe.send(SIGKILL)
+    probe.process.waitUntilExit()
+    #expect(probe.process.terminationReason == .uncaughtSignal)
+
+    let storage = try self.database.open()
+    try storage.claimOutbox(owner: "this test")
+    storage.releaseOutbox()
+  }
+
+  @Test func `Another Process Is Refused While This One Holds The Outbox`() throws {
+    let storage = try self.database.open()
+    try storage.claimOutbox(owner: "process \(ProcessInfo.processInfo.processIdentifier) here")
+    let probe = try ProbeProcess(["claim", self.database.path])
+    #expect(
+      probe.readAllLines() == ["refused: process \(ProcessInfo.processInfo.processIdentifier) here"]
+    )
+    #expect(probe.finish() == 3)
+
+    storage.releaseOutbox()
+    let second = try ProbeProcess(["claim", self.database.path])
+    #expect(second.readLine() == "claimed \(second.pid)")
+    #expect(second.finish() == 0)
+  }
+
+  @Test func `One Storage Claims Its Outbox Once`() throws {
+    let storage = try self.database.open()
+    try storage.claimOutbox(owner: "first")
+    #expect(throws: MutationOutbox.OutboxClaimedError.self) {
+      try storage.claimOutbox(owner: "second")
+    }
+    storage.releaseOutbox()
+    try storage.claimOutbox(owner: "third")
+    storage.releaseOutbox()
+  }
 }
