@@ -288,7 +288,7 @@ func run(_ scenario: String) async throws {
     let pending = fetches.pendingWriteCount
     let start = ContinuousClock.now
     // NB: Under `valgrind --tool=callgrind --instr-atstart=no`, only the flush is counted.
-    Callgrind.measure { fetches.flush() }
+    await Callgrind.measure { await fetches.flush() }
     let flush = nanoseconds(since: start)
     print(
       """

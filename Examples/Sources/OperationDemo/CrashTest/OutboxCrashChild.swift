@@ -28,7 +28,7 @@ struct OutboxCrashChild {
     let reachability = await ServerReachability(api: self.api, interval: .milliseconds(20))
     reachability.start()
     defer { reachability.stop() }
-    let outbox = MutationOutbox(
+    let outbox = try MutationOutbox(
       storage: try SQLitePersistence(path: self.databasePath),
       networkObserver: reachability.observer,
       retryDelay: .constant(.milliseconds(20)),

@@ -33,14 +33,14 @@ enum OutboxStep {
     let outbox: MutationOutbox
     do {
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      outbox = MutationOutbox(
+      outbox = try MutationOutbox(
         storage: try SQLitePersistence(path: directory.appending(path: "outbox.sqlite").path),
         networkObserver: DemoNetwork.observer,
         retryDelay: .constant(.milliseconds(50)),
         maxAttempts: 10
       )
     } catch {
-      env.checks.expect(false, "the outbox's SQLite file could not be opened: \(error)")
+      env.checks.expect(false, "the outbox's SQLite file could not be opened or claimed: \(error)")
       return
     }
     let mutation = Post.DurableCreateMutation(api: env.api).durable(in: outbox, kind: "create-post")
@@ -191,6 +191,7 @@ enum OutboxStep {
       case .failed: "entry \(entry.id) failed for good: \(entry.lastError ?? "an error")"
       case .retried: "entry \(entry.id) retried"
       case .discarded: "entry \(entry.id) discarded"
+      case .storageFailed(_, let error): "entry \(entry.id) could not be written: \(error)"
       }
     terminal.event("outbox", text)
   }
