@@ -261,6 +261,9 @@ public final class MutationOutbox: Sendable {
   private let onStorageFailure: @Sendable (Entry, any Error) -> Void
   private let state: Lock<State>
   private let networkSubscription = Lock(OperationSubscription.empty)
+  /// Whether this outbox still holds the storage's claim, so that it releases the claim once,
+  /// never another outbox's claim of the same storage.
+  private let holdsClaim = Lock(true)
 
   private struct State: Sendable {
     var machine: Machine
@@ -330,7 +333,15 @@ public final class MutationOutbox: Sendable {
 
   deinit {
     self.networkSubscription.withLock { $0 }.cancel()
-    self.storage.releaseOutbox()
+    self.releaseClaim()
+  }
+
+  private func releaseClaim() {
+    let holds = self.holdsClaim.withLock { holds in
+      defer { holds = false }
+      return holds
+    }
+    if holds { self.storage.releaseOutbox() }
   }
 
   /// Retryable, except for errors that conform to ``PermanentMutationFailure``.
@@ -359,7 +370,7 @@ public final class MutationOutbox: Sendable {
   public func close() {
     self.perform(self.state.withLock { $0.machine.close(with: ClosedError()) })
     self.networkSubscription.withLock { $0 }.cancel()
-    self.storage.releaseOutbox()
+    self.releaseClaim()
   }
 
   // MARK: Registration

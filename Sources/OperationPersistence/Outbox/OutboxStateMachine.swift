@@ -127,6 +127,8 @@ package struct OutboxStateMachine<Waiter: Sendable, Value: Sendable>: Sendable {
     /// The entries; those before `start` are gone.
     var entries = [Entry]()
     var start = 0
+    /// The ids of the entries from `start` on.
+    var ids = Set<Int64>()
     var phase = Phase.idle
     /// How the head ended, while its end is being written.
     var outcome: Outcome?
@@ -140,7 +142,7 @@ package struct OutboxStateMachine<Waiter: Sendable, Value: Sendable>: Sendable {
     var count: Int { self.entries.count - self.start }
 
     func contains(id: Int64) -> Bool {
-      self.entries[self.start...].contains { $0.id == id }
+      self.ids.contains(id)
     }
 
     /// Inserts a new entry in id order, behind the head if the head is being handled.
@@ -152,10 +154,18 @@ package struct OutboxStateMachine<Waiter: Sendable, Value: Sendable>: Sendable {
         index -= 1
       }
       self.entries.insert(entry, at: index)
+      self.ids.insert(entry.id)
+    }
+
+    /// Appends an entry, whatever its id.
+    mutating func append(_ entry: Entry) {
+      self.entries.append(entry)
+      self.ids.insert(entry.id)
     }
 
     mutating func removeHead() {
       self.outcome = nil
+      self.ids.remove(self.entries[self.start].id)
       self.start += 1
       if self.start > 32, self.start * 2 > self.entries.count {
         self.entries.removeFirst(self.start)
@@ -348,7 +358,7 @@ extension OutboxStateMachine {
   /// The app queued a failed entry again (its storage has it): it goes to the end of its lane.
   package mutating func retried(_ entry: Entry, now: Date) -> [Action] {
     guard !(self.lanes[entry.lane]?.contains(id: entry.id) ?? false) else { return [] }
-    self.lanes[entry.lane, default: Lane()].entries.append(entry)
+    self.lanes[entry.lane, default: Lane()].append(entry)
     return [.notify(.retried(entry))] + self.startLane(entry.lane, now: now)
   }
 

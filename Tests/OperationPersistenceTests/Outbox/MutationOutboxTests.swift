@@ -324,6 +324,19 @@ import Testing
     second.close()
   }
 
+  @Test func `A Closed Outbox Never Releases The Claim Of The Next One On Its Storage`() throws {
+    let storage = try self.database.open()
+    var first: MutationOutbox? = try MutationOutbox(storage: storage)
+    first?.close()
+    let second = try MutationOutbox(storage: storage)
+    first = nil
+    #expect(first == nil)
+    #expect(throws: MutationOutbox.OutboxClaimedError.self) {
+      try MutationOutbox(storage: try self.database.open())
+    }
+    second.close()
+  }
+
   @Test func `Closing Answers The Callers And Leaves Their Entries`() async throws {
     let network = MockNetworkObserver(initialStatus: .disconnected)
     let outbox = try self.outbox(network: network)
