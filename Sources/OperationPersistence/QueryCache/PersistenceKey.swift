@@ -284,25 +284,11 @@ private struct CanonicalKeyEncoder {
       let pairs = mirror.children.map(\.value)
       try self.encodeSorted(pairs, open: "<", close: ">")
     case .tuple:
-      self.output += "("
-      for (index, child) in mirror.children.enumerated() {
-        if index > 0 { self.output += "," }
-        self.encodeString(child.label ?? "")
-        self.output += ":"
-        try self.encode(child.value)
-      }
-      self.output += ")"
+      try self.encodeFields(mirror.children)
     case .struct:
       self.output += "S"
       try self.encodeTypeName(type)
-      self.output += "("
-      for (index, child) in mirror.children.enumerated() {
-        if index > 0 { self.output += "," }
-        self.encodeString(child.label ?? "")
-        self.output += ":"
-        try self.encode(child.value)
-      }
-      self.output += ")"
+      try self.encodeFields(mirror.children)
     case .enum:
       self.output += "E"
       try self.encodeTypeName(type)
@@ -324,6 +310,18 @@ private struct CanonicalKeyEncoder {
     default:
       throw self.error(type, "is not a structure, an enumeration or a known value type")
     }
+  }
+
+  /// Writes labelled values (a structure's stored properties, a tuple's elements), in order.
+  mutating func encodeFields(_ children: Mirror.Children) throws(PersistentKeyError) {
+    self.output += "("
+    for (index, child) in children.enumerated() {
+      if index > 0 { self.output += "," }
+      self.encodeString(child.label ?? "")
+      self.output += ":"
+      try self.encode(child.value)
+    }
+    self.output += ")"
   }
 
   /// Writes the elements of a set or the pairs of a dictionary, sorted by their text.

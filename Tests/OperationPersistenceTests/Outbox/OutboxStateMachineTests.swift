@@ -21,18 +21,7 @@ private typealias Entry = MutationOutbox.Entry
   }
 
   private func entry(_ id: Int64, lane: String = "l", kind: String = "k") -> Entry {
-    Entry(
-      id: id,
-      kind: kind,
-      lane: lane,
-      idempotencyKey: "key-\(id)",
-      arguments: Data(),
-      status: .queued,
-      attempts: 0,
-      lastError: nil,
-      enqueuedAt: self.now,
-      updatedAt: self.now
-    )
+    queuedEntry(id, lane: lane, kind: kind, at: self.now)
   }
 
   // MARK: - Delivering
@@ -227,18 +216,7 @@ private struct Harness {
       self.nextID += 1
       let lane = argument % 3 == 0 ? "b" : "a"
       let kind = argument % 5 == 4 ? "late" : "k"
-      let entry = Entry(
-        id: id,
-        kind: kind,
-        lane: lane,
-        idempotencyKey: "key-\(id)",
-        arguments: Data(),
-        status: .queued,
-        attempts: 0,
-        lastError: nil,
-        enqueuedAt: now,
-        updatedAt: now
-      )
+      let entry = queuedEntry(id, lane: lane, kind: kind, at: now)
       if event % 12 == 0 {
         self.addWaiter(forKey: entry.idempotencyKey)
       }
@@ -447,6 +425,22 @@ private struct Harness {
 }
 
 private struct DiskFull: Error {}
+
+/// A new entry, as the storage returns it, keyed `key-<id>`.
+private func queuedEntry(_ id: Int64, lane: String, kind: String, at date: Date) -> Entry {
+  Entry(
+    id: id,
+    kind: kind,
+    lane: lane,
+    idempotencyKey: "key-\(id)",
+    arguments: Data(),
+    status: .queued,
+    attempts: 0,
+    lastError: nil,
+    enqueuedAt: date,
+    updatedAt: date
+  )
+}
 
 // MARK: - Reading actions
 
