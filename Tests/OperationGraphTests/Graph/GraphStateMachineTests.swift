@@ -314,8 +314,11 @@ import Testing
     let continuation = machine.finished(0, end: .failed, settles: true)
     #expect(continuation.end == .failed)
     #expect(continuation.next == nil)
-    #expect(continuation.actions == [.startWorker(node: 1, worker: 1)])
+    // NB: The freed slot goes to a new worker; node 1, released by node 0's end, waits for it.
+    #expect(continuation.actions == [.startWorker(node: 2, worker: 1)])
     #expect(machine.runningCount == 1)
+    #expect(machine.readyCount == 1)
+    #expect(machine.nodes[1].phase == .ready)
   }
 
   @Test func `A Cancelled Node Abandoned At Its Deadline Ends Cancelled`() throws {
