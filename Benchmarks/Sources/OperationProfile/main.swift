@@ -13,14 +13,14 @@ import OperationBenchmarkSupport
 
 let usage = """
   usage: OperationProfile <scenario> [count]
-  scenarios: fetch, fetch-defaults, concurrent, stores, matching, matching-1m, subscribers,
-             mutate, pages, graph-chain, graph-fan-out, invalidate, invalidate-1m, selection,
-             selection-plain, hydrate, hydrate-plain, write, write-fetch, write-fetch-plain,
-             write-flush, write-replacing-flush, write-single-flush, write-unbounded,
-             fetch-persisted, fetch-persisted-delay, flush-persisted, persisted-overhead,
-             fetch-controlled, fetch-subscribed, fetch-flag, fetch-metrics, fetch-metrics-noop,
-             fetch-traced, fetch-traced-memory, fetch-metrics-traced, fetch-instrument-nil,
-             fetch-instrument-empty, all
+  scenarios: fetch, fetch-defaults, concurrent, stores, matching, matching-1m, subscribers, mutate,
+             pages, graph-chain, graph-fan-out, graph-dependencies, invalidate, invalidate-1m,
+             selection, selection-plain, hydrate, hydrate-plain, write, write-fetch,
+             write-fetch-plain, write-flush, write-replacing-flush, write-single-flush,
+             write-unbounded, fetch-persisted, fetch-persisted-delay, flush-persisted,
+             persisted-overhead, fetch-controlled, fetch-subscribed, fetch-flag, fetch-metrics,
+             fetch-metrics-noop, fetch-traced, fetch-traced-memory, fetch-metrics-traced,
+             fetch-instrument-nil, fetch-instrument-empty, all
   """
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -147,6 +147,17 @@ func run(_ scenario: String) async throws {
       (9) \(figures.nodeCount)-node \(shape.rawValue): \(format(figures.totalNanosecondsPerNode)) ns \
       per node (add \(format(figures.addNanosecondsPerNode)), run \
       \(format(figures.runNanosecondsPerNode))); heap \(format(figures.heapBytesPerNode)) B per node
+      """
+    )
+  case "graph-dependencies":
+    let figures = try await graphWithManyDependencies(count: count ?? 10_000)
+    print(
+      """
+      (25) a node with \(figures.dependencyCount) dependencies: adding it \
+      \(format(Double(figures.addNodeNanoseconds) / 1e6)) ms \
+      (\(format(figures.addNanosecondsPerDependency)) ns per dependency); adding the \
+      dependencies \(format(Double(figures.addDependenciesNanoseconds) / 1e6)) ms; run \
+      \(format(Double(figures.runNanoseconds) / 1e6)) ms
       """
     )
   case "invalidate", "invalidate-1m":
@@ -326,9 +337,9 @@ func run(_ scenario: String) async throws {
   case "all":
     for scenario in [
       "fetch", "fetch-defaults", "concurrent", "stores", "matching", "matching-1m", "subscribers",
-      "mutate", "pages", "graph-chain", "graph-fan-out", "invalidate", "invalidate-1m", "selection",
-      "selection-plain", "hydrate", "write", "fetch-persisted", "fetch-persisted-delay",
-      "flush-persisted", "persisted-overhead",
+      "mutate", "pages", "graph-chain", "graph-fan-out", "graph-dependencies", "invalidate",
+      "invalidate-1m", "selection", "selection-plain", "hydrate", "write", "fetch-persisted",
+      "fetch-persisted-delay", "flush-persisted", "persisted-overhead",
     ] {
       // NB: The main thread blocks on a semaphore instead of using an `async` top level: an `async` main
       // parks the main thread in libdispatch's `sigsuspend`, which makes Valgrind 3.19 crash.

@@ -47,9 +47,12 @@ public import Foundation
 ///    (notification, blocks, observers), the finish date, the release of the locks, the
 ///    progress completed, `isFinished`; then did-finish (notification, blocks, observers).
 ///
-/// Cancelling an executing operation does not finish it: ``execute()`` checks `isCancelled` (or
-/// overrides `cancel()`) and calls ``finish()`` as Foundation asks; the operations of this module
-/// do.
+/// An operation cancelled before it executes (before it starts, while it waits for its conditions,
+/// or from a will-start or did-start block or observer) finishes without executing. Cancelling an
+/// executing operation does not finish it: ``execute()`` checks `isCancelled` (or overrides
+/// `cancel()`) and calls ``finish()`` as Foundation asks; the operations of this module do. A
+/// ``TimeoutObserver`` is the exception: at its deadline it cancels the operation and finishes
+/// it, whatever ``execute()`` does, and a later ``finish()`` is ignored.
 ///
 /// Subclasses restate `@unchecked Sendable` (Swift 6 asks every `Operation` subclass to) and
 /// guard their own mutable state: ``execute()``, `cancel()` and ``finish()`` can run on different
@@ -166,6 +169,39 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
       return true
     }
     guard isFirst else { return }
+    self.completeFinishing()
+  }
+
+  /// Ends an executing operation at its deadline: cancels it with `error` and finishes it at
+  /// once, whatever its ``execute()`` does; a ``TimeoutObserver`` calls it when the time is up.
+  ///
+  /// The error joins ``errors`` (and the errors its observers' `didCancel` gets, when this is
+  /// its first cancellation). `cancel()` runs, so that work that heeds cancellation stops, and
+  /// the operation finishes without waiting for it: `isFinished` becomes `true` and its queue
+  /// slot is freed. A ``finish()`` that the work calls later is ignored. An operation that has
+  /// not started executing, or that has started finishing, is left alone.
+  ///
+  /// - Parameter error: The error the operation ends with (an `OperationTimeoutError`, say).
+  package func end(atDeadlineWith error: any Error) {
+    let claimed = self.state.withLock { state in
+      guard state.phase == .executing, !state.isFinishing else { return false }
+      // NB: Claimed now, under the lock, so that a `finish` from the work that comes while
+      // `cancel()` runs is the late one.
+      state.isFinishing = true
+      state.errors.append(error)
+      if !state.isCancelRequested {
+        state.cancellationErrors.append(error)
+      }
+      return true
+    }
+    guard claimed else { return }
+    self.cancel()
+    self.completeFinishing()
+  }
+
+  /// The finishing sequence, once a finish has been claimed: the hook, will-finish, the finish
+  /// date, `isFinished`, did-finish.
+  private func completeFinishing() {
     let errors = self.errors
     self.finished(errors)
 

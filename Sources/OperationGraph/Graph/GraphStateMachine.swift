@@ -99,6 +99,9 @@ package struct GraphStateMachine: Sendable {
     package var phase = Phase.waiting
     package var end: End?
     package var isCancellationRequested = false
+    /// Whether the node ended at a deadline while its work still ran (see
+    /// ``GraphStateMachine/abandon(_:)``): what that work returns later is discarded.
+    package var isAbandoned = false
     package var isSettled = false
 
     /// Whether the node has ended, or its work has returned and it is about to.
@@ -120,6 +123,10 @@ package struct GraphStateMachine: Sendable {
   private var readyQueueHead = 0
   private var unsettledCount = 0
   private var nextWorker = 0
+  /// Whether every edge goes from a node to one added before it, as every edge that
+  /// ``add(dependencies:needsEvaluation:isHeld:)`` makes does: then no path of dependencies
+  /// leads from a node to a later one, and an edge to an earlier node cannot close a cycle.
+  private var edgesPointToEarlierNodes = true
 
   /// Creates a state machine for a graph that runs at most `concurrencyLimit` nodes at once.
   package init(concurrencyLimit: Int) {
@@ -136,6 +143,7 @@ package struct GraphStateMachine: Sendable {
 
   /// Adds a node that depends on the given nodes.
   ///
+  /// - Complexity: O(*d*) for *d* dependencies: a dependency given twice counts once.
   /// - Returns: The new node's index and the actions to perform.
   /// - Throws: ``GraphStateMachineError`` when the graph has finished or a dependency does not
   ///   exist.
@@ -158,7 +166,9 @@ package struct GraphStateMachine: Sendable {
     var unfinished = 0
     var unique = [Int]()
     unique.reserveCapacity(dependencies.count)
-    for dependency in dependencies where !unique.contains(dependency) {
+    // NB: A dependency met before in this list has the new node as its last dependent already:
+    // that is the duplicate check, in O(1) instead of a search of `unique`.
+    for dependency in dependencies where self.nodes[dependency].dependents.last != index {
       unique.append(dependency)
       self.nodes[dependency].dependents.append(index)
       if self.nodes[dependency].phase != .finished {
@@ -200,6 +210,10 @@ package struct GraphStateMachine: Sendable {
 
   /// Makes `node` depend on `dependency`.
   ///
+  /// - Complexity: O(1) when `dependency` was added before `node` and every edge so far goes to
+  ///   an earlier node (the graph is then acyclic by its order of addition), plus the search of
+  ///   the shorter of `node`'s dependencies and `dependency`'s dependents for the edge; otherwise
+  ///   also a search of `dependency`'s dependencies for a cycle.
   /// - Throws: ``GraphStateMachineError`` when either node does not exist, the node has started,
   ///   or the new edge would close a cycle (the error names the cycle).
   package mutating func addDependency(
@@ -212,11 +226,21 @@ package struct GraphStateMachine: Sendable {
     guard self.nodes[node].phase == .waiting, self.nodes[node].end == nil else {
       throw .nodeStarted(node)
     }
-    guard !self.nodes[node].dependencies.contains(dependency) else { return }
-    if let path = self.dependencyPath(from: dependency, to: node) {
-      // NB: `path` runs from `dependency` down its dependencies to `node`; the new edge closes
-      // it, since `node` would then wait for `dependency`.
-      throw .cycle([node] + path)
+    // NB: The two lists mirror each other, so the shorter one says whether the edge exists.
+    let exists =
+      self.nodes[node].dependencies.count <= self.nodes[dependency].dependents.count
+      ? self.nodes[node].dependencies.contains(dependency)
+      : self.nodes[dependency].dependents.contains(node)
+    guard !exists else { return }
+    if !self.edgesPointToEarlierNodes || dependency > node {
+      if let path = self.dependencyPath(from: dependency, to: node) {
+        // NB: `path` runs from `dependency` down its dependencies to `node`; the new edge closes
+        // it, since `node` would then wait for `dependency`.
+        throw .cycle([node] + path)
+      }
+      if dependency > node {
+        self.edgesPointToEarlierNodes = false
+      }
     }
     self.nodes[node].dependencies.append(dependency)
     self.nodes[dependency].dependents.append(node)
@@ -331,8 +355,9 @@ package struct GraphStateMachine: Sendable {
     var actions = [Action]()
     self.markEnded(node, end, actions: &actions)
     // NB: A worker whose node was cancelled has had its task cancelled, for good: it takes no
-    // further node, and the slot goes to a new worker.
-    let reusable = !self.nodes[node].isCancellationRequested
+    // further node, and the slot goes to a new worker. So has a worker whose node was
+    // abandoned, and it still runs that node's work.
+    let reusable = !self.nodes[node].isCancellationRequested && !self.nodes[node].isAbandoned
     var next: Int?
     if reusable {
       next = self.fillSlots(actions: &actions, worker: worker)
@@ -343,6 +368,29 @@ package struct GraphStateMachine: Sendable {
       self.settle(node, actions: &actions)
     }
     return Continuation(end: end, next: next, actions: actions)
+  }
+
+  /// The deadline of a running node has passed (a ``TimeoutObserver``'s): the node ends now,
+  /// whatever its work does, instead of when its work returns.
+  ///
+  /// The node moves on as if its work had returned: its will-finish observers run next, then
+  /// ``finished(_:end:settles:)`` frees its slot and releases its dependents. Its worker's task
+  /// is cancelled and left to the work: it takes no further node, and nothing it returns counts
+  /// (``Node/isAbandoned``).
+  ///
+  /// - Returns: How the node ends (failed, or cancelled when a cancellation came first) and the
+  ///   actions to perform; `nil` when the node is not running (its work returned first, or it
+  ///   never started), so that the deadline changes nothing.
+  package mutating func abandon(_ node: Int) -> (end: End, actions: [Action])? {
+    guard self.nodes.indices.contains(node), case .running(let worker) = self.nodes[node].phase
+    else { return nil }
+    var actions = [Action]()
+    if !self.nodes[node].isCancellationRequested {
+      actions.append(.cancelWorker(worker))
+    }
+    self.nodes[node].isAbandoned = true
+    self.nodes[node].phase = .finishing(worker: worker)
+    return (self.nodes[node].isCancellationRequested ? .cancelled : .failed, actions)
   }
 
   /// A node's did-finish observers have returned.

@@ -36,9 +36,14 @@ import Synchronization
 /// - Adding a dependency that would close a cycle throws ``GraphError`` with the cycle; a graph
 ///   never hangs on a cycle.
 /// - Cancelling a node that has not started ends it without running, once its own dependencies
-///   have finished; cancelling a running node cancels its task, and the node ends
-///   ``NodeOutcome/cancelled(_:)`` whatever its work returns. Cancelling the task that awaits
-///   ``run()`` cancels every node.
+///   have finished; so does cancelling it before its work starts (from one of its observers'
+///   `willStart` or `didStart`, say). Cancelling a running node cancels its task, and the node
+///   ends ``NodeOutcome/cancelled(_:)`` whatever its work returns. Cancelling the task that
+///   awaits ``run()`` cancels every node.
+/// - A node under a ``TimeoutObserver`` ends at its deadline, failed with the timeout error,
+///   even when its work ignores cancellation; its dependents, its slot and ``run()`` do not wait
+///   for that work, whose late result is discarded.
+/// - Adding a node costs O(*n*) in its *n* dependencies.
 /// - Every wait (a delay, a timeout, a retry's backoff) reads the delayer and clock of the
 ///   graph's `context`, so tests never sleep.
 ///
@@ -617,6 +622,9 @@ public final class WorkGraph: Sendable {
       for observer in observers {
         observer.willFinish(info, outcome: outcome)
       }
+      // NB: Read after the will-finish observers, as the contract of `GraphObserver` says.
+      let now = self.context.operationClock.now()
+      self.state.withLock { $0.payloads[node].finishedAt = now }
       for observer in observers {
         observer.didFinish(info, outcome: outcome)
       }
@@ -686,53 +694,99 @@ public final class WorkGraph: Sendable {
 
   /// Runs one node on the current worker.
   ///
+  /// A node whose cancellation came before its work starts (while its worker task was being
+  /// made, while it waited for its mutual exclusion locks, or from one of its observers'
+  /// `willStart` or `didStart`) ends cancelled without running its work. A node that ended at
+  /// its deadline (``end(_:atDeadlineWith:)``) while its work ran is left to the deadline: what
+  /// the work returns is discarded.
+  ///
   /// - Returns: The node the same worker runs next.
   private func runNode(_ node: Int) async -> Int? {
     let clock = self.context.operationClock
-    let (body, observers, info, name, categories) = self.state.withLock {
-      state -> (NodeBody, [any GraphObserver], NodeInfo?, String?, [String]) in
+    // NB: The clock is read before the lock is taken: it may be the user's.
+    let now = clock.now()
+    let (body, observers, info, name, categories, direct) = self.state.withLock {
+      state -> (NodeBody, [any GraphObserver], NodeInfo?, String?, [String], DirectStart?) in
       let observers = state.payloads[node].observers
       let categories = state.payloads[node].categories
-      if observers.isEmpty && categories.isEmpty {
-        state.payloads[node].startedAt = clock.now()
-      }
-      // NB: The work runs once, so the graph lets go of it (and of what it captured) now.
+      // NB: The work runs once (or never), so the graph lets go of it (and of what it captured)
+      // now.
       let body = state.payloads[node].body
       state.payloads[node].body = nil
       guard let body else {
         preconditionFailure("A node's work started twice.")
+      }
+      // NB: A node with neither observers nor exclusivity categories starts here, in the same
+      // lock as it is taken: one lock to start it.
+      var direct: DirectStart?
+      if observers.isEmpty && categories.isEmpty {
+        direct = state.beginWork(node, at: now, progress: self.progress)
       }
       return (
         body,
         observers,
         observers.isEmpty ? nil : self.info(node, in: state),
         state.payloads[node].name,
-        categories
+        categories,
+        direct
       )
     }
-    // NB: The exclusivity locks are taken here, by a node that holds a slot and so will run:
-    // a node that waits for a slot holds none, so a suspended graph or a full one keeps no
-    // category from the rest of the process, and a node that waits for a category waits only
-    // for nodes that are running.
-    let held = await Self.acquire(categories)
-    guard held.count == categories.count else {
-      return self.endCancelledBeforeStarting(node, observers: observers, info: info)
-    }
-    if !categories.isEmpty && info == nil {
-      let now = clock.now()
-      self.state.withLock { $0.payloads[node].startedAt = now }
-    }
-    if let info {
-      for observer in observers {
-        observer.willStart(info)
+    let reporter: ProgressReporter
+    switch direct {
+    case .run(let directReporter):
+      reporter = directReporter
+    case .cancelled:
+      return self.endBeforeWork(node, observers: [], info: nil, held: [])
+    case .abandoned:
+      return nil
+    case nil:
+      // NB: The exclusivity locks are taken here, by a node that holds a slot and so will run:
+      // a node that waits for a slot holds none, so a suspended graph or a full one keeps no
+      // category from the rest of the process, and a node that waits for a category waits only
+      // for nodes that are running.
+      let held = await Self.acquire(categories)
+      guard held.count == categories.count else {
+        return self.endBeforeWork(node, observers: observers, info: info, held: [])
       }
-      let now = clock.now()
-      self.state.withLock { $0.payloads[node].startedAt = now }
-      for observer in observers {
-        observer.didStart(info)
+      // NB: Stored with the node, so that a deadline that ends it releases them.
+      let isAbandoned = self.state.withLock { state in
+        guard !state.machine.nodes[node].isAbandoned else { return true }
+        state.payloads[node].heldCategories = held
+        return false
+      }
+      if isAbandoned {
+        ExclusivityLocks.shared.release(held)
+        return nil
+      }
+      if let info {
+        for observer in observers {
+          observer.willStart(info)
+        }
+        let now = clock.now()
+        self.state.withLock { $0.payloads[node].startedAt = now }
+        for observer in observers {
+          observer.didStart(info)
+        }
+      }
+      // NB: Checked after the observers, which may have cancelled the node: a node cancelled
+      // before its work starts does not run it.
+      let now = info == nil ? clock.now() : nil
+      let start = self.state.withLock { state in
+        state.beginWork(node, at: now, progress: self.progress)
+      }
+      switch start {
+      case .run(let startedReporter):
+        reporter = startedReporter
+      case .cancelled:
+        let held = self.state.withLock { state in
+          defer { state.payloads[node].heldCategories = [] }
+          return state.payloads[node].heldCategories
+        }
+        return self.endBeforeWork(node, observers: observers, info: info, held: held)
+      case .abandoned:
+        return nil
       }
     }
-    let reporter = self.progress.makeChild(pendingUnitCount: 1)
     var operationContext = self.context
     operationContext.progressReporter = reporter
     let context = NodeContext(
@@ -747,7 +801,8 @@ public final class WorkGraph: Sendable {
     } catch {
       result = .failure(error)
     }
-    // NB: The node's unit is whole before its dependents can start.
+    // NB: The node's unit is whole before its dependents can start. A node abandoned at its
+    // deadline had its unit completed then; completing it again does nothing.
     reporter.complete()
     let end: GraphStateMachine.End
     switch result {
@@ -758,11 +813,16 @@ public final class WorkGraph: Sendable {
     }
     let continuation: GraphStateMachine.Continuation
     if let info {
-      let outcome = self.state.withLock { state in
+      let returned = self.state.withLock { state -> (NodeOutcome, [String])? in
+        // NB: A node that ended at its deadline keeps that end; its late result is discarded.
+        guard !state.machine.nodes[node].isAbandoned else { return nil }
         state.payloads[node].record(result)
         state.payloads[node].end = state.machine.workReturned(node, end: end)
-        return state.payloads[node].outcome
+        state.payloads[node].reporter = nil
+        defer { state.payloads[node].heldCategories = [] }
+        return (state.payloads[node].outcome, state.payloads[node].heldCategories)
       }
+      guard let (outcome, held) = returned else { return nil }
       for observer in observers {
         observer.willFinish(info, outcome: outcome)
       }
@@ -781,18 +841,125 @@ public final class WorkGraph: Sendable {
       self.perform(self.state.withLock { $0.machine.settled(node) })
     } else {
       let now = clock.now()
-      continuation = self.state.withLock { state in
+      let returned = self.state.withLock { state -> (GraphStateMachine.Continuation, [String])? in
+        guard !state.machine.nodes[node].isAbandoned else { return nil }
         state.payloads[node].record(result)
         state.payloads[node].finishedAt = now
         let continuation = state.machine.finished(node, end: end, settles: true)
         state.payloads[node].end = continuation.end
+        state.payloads[node].reporter = nil
         state.record(continuation.actions, now: now)
-        return continuation
+        defer { state.payloads[node].heldCategories = [] }
+        return (continuation, state.payloads[node].heldCategories)
       }
+      guard let (finished, held) = returned else { return nil }
+      continuation = finished
       ExclusivityLocks.shared.release(held)
       self.perform(continuation.actions)
     }
     return continuation.next
+  }
+
+  /// How a node's work starts, decided under the graph's lock.
+  private enum DirectStart {
+    /// The work runs, reporting its progress to this child of the graph's progress.
+    case run(ProgressReporter)
+    /// The node was cancelled before its work started: it ends cancelled without running it.
+    case cancelled
+    /// The node ended at its deadline before its work started.
+    case abandoned
+  }
+
+  // MARK: - Deadlines
+
+  /// Ends a running node at its deadline, with `error`, whatever its work does: a
+  /// ``TimeoutObserver`` calls it when the node's time is up.
+  ///
+  /// The node fails with `error` (or, when it was cancelled before, ends cancelled with its
+  /// cancellation errors and `error`): its will-finish and did-finish observers run now, its
+  /// slot and its exclusivity locks are freed, and its dependents proceed as after any failure.
+  /// Its task is cancelled; work that ignores that goes on in the background, holding nothing of
+  /// the graph's, and what it returns is discarded.
+  ///
+  /// A node that is not running (it has not started, or its work has returned) is left alone:
+  /// a deadline never ends a node twice, and never one that has finished.
+  ///
+  /// - Parameters:
+  ///   - node: A node of this graph.
+  ///   - error: The error the node ends with (an `OperationTimeoutError`, say).
+  package func end(_ node: GraphNodeID, atDeadlineWith error: any Error) {
+    guard node.graph == self.identity else { return }
+    let index = node.index
+    let abandoned = self.state.withLock { state -> Abandonment? in
+      guard state.machine.nodes.indices.contains(index),
+        let (end, actions) = state.machine.abandon(index)
+      else { return nil }
+      if end == .failed {
+        state.payloads[index].errors = [error]
+      } else {
+        state.payloads[index].cancellationErrors.append(error)
+      }
+      state.payloads[index].end = end
+      let observers = state.payloads[index].observers
+      defer {
+        state.payloads[index].heldCategories = []
+        state.payloads[index].reporter = nil
+      }
+      return Abandonment(
+        end: end,
+        actions: actions,
+        outcome: state.payloads[index].outcome,
+        observers: observers,
+        info: observers.isEmpty ? nil : self.info(index, in: state),
+        held: state.payloads[index].heldCategories,
+        reporter: state.payloads[index].reporter
+      )
+    }
+    guard let abandoned else { return }
+    self.perform(abandoned.actions)
+    if let info = abandoned.info {
+      for observer in abandoned.observers {
+        observer.willFinish(info, outcome: abandoned.outcome)
+      }
+    }
+    // NB: Read after the will-finish observers, as the contract of `GraphObserver` says.
+    let now = self.context.operationClock.now()
+    // NB: The node's unit is whole before its dependents can start. A node abandoned before its
+    // work started has no child reporter yet, and its worker will not make one.
+    if let reporter = abandoned.reporter {
+      reporter.complete()
+    } else {
+      self.progress.advance(by: 1)
+    }
+    let continuation = self.state.withLock { state in
+      state.payloads[index].finishedAt = now
+      let continuation = state.machine.finished(
+        index,
+        end: abandoned.end,
+        settles: abandoned.info == nil
+      )
+      state.record(continuation.actions, now: now)
+      return continuation
+    }
+    ExclusivityLocks.shared.release(abandoned.held)
+    self.perform(continuation.actions)
+    if let info = abandoned.info {
+      for observer in abandoned.observers {
+        observer.didFinish(info, outcome: abandoned.outcome)
+      }
+      self.perform(self.state.withLock { $0.machine.settled(index) })
+    }
+  }
+
+  /// What a deadline decided under the lock, to perform after it.
+  private struct Abandonment {
+    let end: GraphStateMachine.End
+    let actions: [GraphStateMachine.Action]
+    let outcome: NodeOutcome
+    let observers: [any GraphObserver]
+    let info: NodeInfo?
+    let held: [String]
+    let reporter: ProgressReporter?
   }
 }
 
@@ -817,32 +984,43 @@ extension WorkGraph {
     return held
   }
 
-  /// Ends a node whose worker was cancelled while it waited for a mutual exclusion lock: its
-  /// work never ran, and its observers hear that it finished without starting.
+  /// Ends a node that a worker took but whose work never ran: it was cancelled while it waited
+  /// for a mutual exclusion lock, or before its work started (from an observer's `willStart`,
+  /// say). Its observers hear that it finished, after whatever start events they heard.
   ///
+  /// - Parameter held: The exclusivity categories it holds, released as it ends.
   /// - Returns: The node the same worker runs next (none: its task is cancelled).
-  private func endCancelledBeforeStarting(
+  private func endBeforeWork(
     _ node: Int,
     observers: [any GraphObserver],
-    info: NodeInfo?
+    info: NodeInfo?,
+    held: [String]
   ) -> Int? {
-    let now = self.context.operationClock.now()
-    let outcome = self.state.withLock { state in
+    let outcome = self.state.withLock { state -> NodeOutcome? in
+      // NB: A node that ended at its deadline meanwhile has ended already.
+      guard !state.machine.nodes[node].isAbandoned else { return nil }
       state.payloads[node].end = state.machine.workReturned(node, end: .cancelled)
       return state.payloads[node].outcome
+    }
+    guard let outcome else {
+      ExclusivityLocks.shared.release(held)
+      return nil
     }
     if let info {
       for observer in observers {
         observer.willFinish(info, outcome: outcome)
       }
     }
+    // NB: Read after the will-finish observers, as the contract of `GraphObserver` says.
+    let now = self.context.operationClock.now()
+    self.progress.advance(by: 1)
     let continuation = self.state.withLock { state in
       state.payloads[node].finishedAt = now
       let continuation = state.machine.finished(node, end: .cancelled, settles: info == nil)
       state.record(continuation.actions, now: now)
       return continuation
     }
-    self.progress.advance(by: 1)
+    ExclusivityLocks.shared.release(held)
     self.perform(continuation.actions)
     if let info {
       for observer in observers {
@@ -897,6 +1075,30 @@ extension WorkGraph {
       return info(index, self)
     }
 
+    /// Starts a node's work, unless the node was cancelled or ended at its deadline first.
+    ///
+    /// - Parameters:
+    ///   - startedAt: The node's start time, unless its observers had it set already.
+    ///   - progress: The graph's progress, of which the work gets a child for its unit.
+    /// - Returns: Whether the work runs, with its child reporter.
+    mutating func beginWork(
+      _ node: Int,
+      at startedAt: Date?,
+      progress: ProgressReporter
+    ) -> DirectStart {
+      guard !self.machine.nodes[node].isAbandoned else { return .abandoned }
+      guard !self.machine.nodes[node].isCancellationRequested else { return .cancelled }
+      if let startedAt {
+        self.payloads[node].startedAt = startedAt
+      }
+      // NB: Made under the lock, with the decision, so that a deadline that ends the node finds
+      // the reporter to complete, or finds none and counts the unit itself. Making a child takes
+      // only the progress's own lock and calls no handler.
+      let reporter = progress.makeChild(pendingUnitCount: 1)
+      self.payloads[node].reporter = reporter
+      return .run(reporter)
+    }
+
     /// Adds a node's payload; a node added to a cancelled graph takes the graph's errors.
     mutating func append(_ payload: NodePayload) {
       var payload = payload
@@ -915,7 +1117,11 @@ extension WorkGraph {
         switch action {
         case .endWithoutRunning(let node, let end):
           self.payloads[node].end = end
-          self.payloads[node].finishedAt = now
+          // NB: A node with observers has its finish time set between their `willFinish` and
+          // `didFinish`, as their contract says (see `endWithoutRunning(_:end:)`).
+          if self.payloads[node].observers.isEmpty {
+            self.payloads[node].finishedAt = now
+          }
           // NB: A node that ended without running never will: its work can go.
           self.payloads[node].body = nil
         case .evaluate(let node):
@@ -968,6 +1174,10 @@ extension WorkGraph {
     var end: GraphStateMachine.End?
     var startedAt: Date?
     var finishedAt: Date?
+    /// The exclusivity categories the node holds while it runs, released when it ends.
+    var heldCategories = [String]()
+    /// The child of the graph's progress that the node's running work reports to.
+    var reporter: ProgressReporter?
 
     init(name: String?, body: @escaping NodeBody) {
       self.name = name

@@ -9,9 +9,15 @@
 ///   `didFinish`; `didCancel` comes once, at the first cancellation, whenever that is;
 ///   `didProduce` comes each time the node's work adds a node through its ``NodeContext``.
 /// - A node that never runs (cancelled before it started, or stopped by a condition) has
-///   `willFinish` and `didFinish` without `willStart` and `didStart`.
+///   `willFinish` and `didFinish` without `willStart` and `didStart`. A node cancelled by an
+///   observer's `willStart` or `didStart` has both start events, then ends cancelled without
+///   running its work.
 /// - The node's start time is set between `willStart` and `didStart`, its finish time between
-///   `willFinish` and `didFinish` (``NodeReport/startedAt``, ``NodeReport/finishedAt``).
+///   `willFinish` and `didFinish` (``NodeReport/startedAt``, ``NodeReport/finishedAt``), on
+///   every path: a node that never runs has no finish time until its `willFinish` observers
+///   have returned.
+/// - A node that ends at a deadline (``TimeoutObserver``) hears `willFinish` and `didFinish` at
+///   the deadline, while its work may still run; nothing more comes when that work returns.
 /// - A graph's run returns only after every node's `didFinish` has returned.
 /// - Events are delivered synchronously on the task that caused them, with no lock of the
 ///   graph's held, so an observer may call back into the graph. Keep them short: a node's work

@@ -46,6 +46,32 @@ import Testing
     #expect(operation.finishedHookCalls == [[TestError(id: 1)]])
   }
 
+  @Test(arguments: ["willStart", "didStart"])
+  func `An Operation Cancelled By Its Observer Before It Executes Finishes Without Executing`(
+    event: String
+  ) async throws {
+    let operations = (0..<100).map { _ in TestOperation() }
+    let observer = BlockObserver(
+      willStart: { operation in
+        if event == "willStart" { operation.cancel() }
+      },
+      didStart: { operation in
+        if event == "didStart" { operation.cancel() }
+      }
+    )
+    let queue = OperationQueue()
+    for operation in operations {
+      operation.addObserver(observer)
+      queue.addOperation(operation)
+    }
+    for operation in operations {
+      await #expect(throws: CancellationError.self) { try await operation.untilFinished() }
+    }
+    #expect(operations.allSatisfy { $0.executionCount == 0 })
+    #expect(operations.allSatisfy { $0.isFinished && $0.isCancelled && !$0.isExecuting })
+    #expect(queue.operationCount == 0)
+  }
+
   @Test func `errors and failed come from finish`() async throws {
     let succeeded = TestOperation()
     let failed = TestOperation(error: TestError(id: 7))

@@ -54,6 +54,34 @@ import Testing
     #expect(report[group].outcome?.errors.first is SyncError)
   }
 
+  @Test(.timeLimit(.minutes(1)))
+  func `A Node With A Deadline Fails At It Even When Its Work Ignores Cancellation`()
+    async throws
+  {
+    let legacyExporter = LegacyExporter()
+    var context = OperationContext()
+    let delayer = ManualDelayer()
+    context.operationDelayer = delayer
+    let graph = WorkGraph(context: context)
+    let export = try graph.add(observers: [TimeoutObserver(timeout: .seconds(30))]) { _ in
+      try await legacyExporter.export()  // does not check for cancellation
+    }
+    let run = Task { await graph.run() }
+    await delayer.waitForDelays(count: 1)
+    delayer.resumeAll()  // the deadline
+    let report = await withTaskCancellationHandler {
+      await run.value
+    } onCancel: {
+      legacyExporter.release.open()
+    }
+    #expect(report[export].outcome?.isFailed == true)
+    #expect(
+      report[export].outcome?.errors.map { $0 as? OperationTimeoutError }
+        == [OperationTimeoutError(duration: .seconds(30))]
+    )
+    legacyExporter.release.open()
+  }
+
   @Test func `A Retried Node Waits Through The Context's Delayer`() async throws {
     let delayer = RecordingDelayer()
     var context = OperationContext()

@@ -290,6 +290,144 @@ import Testing
   }
 }
 
+// MARK: - Cancelled before the work starts
+
+@Suite struct `WorkGraph cancellation before the work tests` {
+  /// Where an observer cancels the node it observes.
+  enum CancellingEvent: String, CaseIterable, Sendable {
+    case willStart
+    case didStart
+  }
+
+  @Test(arguments: CancellingEvent.allCases)
+  func `A Node Cancelled By Its Observer Before Its Work Starts Ends Cancelled Without Running It`(
+    event: CancellingEvent
+  ) async throws {
+    let runs = Lock(0)
+    let events = EventLog()
+    let cancel: @Sendable (NodeInfo) -> Void = { node in
+      node.graph.cancel(node.id, with: [GraphTestError(code: 8)])
+    }
+    let observer = GraphBlockObserver(
+      willStart: { node in
+        events.append("willStart")
+        if event == .willStart { cancel(node) }
+      },
+      didStart: { node in
+        events.append("didStart")
+        if event == .didStart { cancel(node) }
+      },
+      didCancel: { _, _ in events.append("didCancel") },
+      willFinish: { _, outcome in events.append("willFinish \(outcome.isCancelled)") },
+      didFinish: { _, outcome in events.append("didFinish \(outcome.isCancelled)") }
+    )
+    let graph = WorkGraph(maxConcurrentNodes: 1)
+    var nodes = [GraphNode<Void>]()
+    for _ in 0..<100 {
+      nodes.append(try graph.add(observers: [observer]) { _ in runs.withLock { $0 += 1 } })
+    }
+    let dependent = try graph.add(after: nodes) { _ in 1 }
+    let report = await graph.run()
+    #expect(runs.withLock { $0 } == 0)
+    #expect(report.cancelledCount == 100)
+    #expect(nodes.allSatisfy { report[$0].outcome?.errors.testCodes == [8] })
+    #expect(nodes.allSatisfy { report[$0].startedAt != nil && report[$0].finishedAt != nil })
+    #expect(try graph.result(of: dependent)?.get() == 1)
+    let expected =
+      switch event {
+      case .willStart: ["willStart", "didCancel", "didStart"]
+      case .didStart: ["willStart", "didStart", "didCancel"]
+      }
+    #expect(
+      events.events
+        == Array(
+          repeating: expected + ["willFinish true", "didFinish true"],
+          count: 100
+        ).flatMap { $0 }
+    )
+  }
+
+  @Test func `A Node Cancelled In WillStart Releases Its Mutual Exclusion Lock`() async throws {
+    let runs = Lock([String]())
+    let graph = WorkGraph()
+    let category = MutuallyExclusive(category: "WorkGraphTests.cancelledInWillStart")
+    let cancelled = try graph.add(
+      conditions: [category],
+      observers: [GraphBlockObserver(willStart: { node in node.graph.cancel(node.id) })]
+    ) { _ in runs.withLock { $0.append("cancelled") } }
+    let next = try graph.add(after: [cancelled], conditions: [category]) { _ in
+      runs.withLock { $0.append("next") }
+    }
+    let report = await graph.run()
+    #expect(report[cancelled].outcome?.isCancelled == true)
+    #expect(report[next].outcome?.isSucceeded == true)
+    #expect(runs.withLock { $0 } == ["next"])
+  }
+}
+
+// MARK: - Finish times
+
+@Suite struct `WorkGraph finish time tests` {
+  /// Ways a node ends without its work running.
+  enum NeverRuns: String, CaseIterable, Sendable {
+    case cancelledBeforeTheRun
+    case cancelledWhileWaiting
+    case failedCondition
+    case cancelledInWillStart
+  }
+
+  @Test(arguments: NeverRuns.allCases)
+  func `A Node That Never Runs Has Its Finish Time Set Between WillFinish And DidFinish`(
+    way: NeverRuns
+  ) async throws {
+    let clock = IncrementingOperationClock()
+    var context = OperationContext()
+    context.operationClock = clock
+    let readings = Lock([String: Date?]())
+    let observer = GraphBlockObserver(
+      willStart: { node in
+        if way == .cancelledInWillStart { node.graph.cancel(node.id) }
+      },
+      willFinish: { node, _ in
+        let finishedAt = node.report.finishedAt
+        let now = clock.now()
+        readings.withLock {
+          $0["willFinish finishedAt"] = finishedAt
+          $0["willFinish now"] = now
+        }
+      },
+      didFinish: { node, _ in
+        let finishedAt = node.report.finishedAt
+        readings.withLock { $0["didFinish finishedAt"] = finishedAt }
+      }
+    )
+    let graph = WorkGraph(context: context)
+    let gate = Gate()
+    let first = try graph.add { _ in await gate.wait() }
+    let node = try graph.add(
+      after: way == .cancelledWhileWaiting ? [first] : [],
+      conditions: way == .failedCondition ? [BlockCondition { false }] : [],
+      observers: [observer]
+    ) { _ in 1 }
+    if way == .cancelledBeforeTheRun {
+      graph.cancel(node)
+    }
+    let run = Task { await graph.run() }
+    if way == .cancelledWhileWaiting {
+      graph.cancel(node)
+    }
+    gate.open()
+    let report = await run.value
+    #expect(report[node].outcome?.isSucceeded == false)
+    let values = readings.withLock { $0 }
+    #expect(values["willFinish finishedAt"] == .some(nil))
+    let willFinish = try #require(values["willFinish now"] ?? nil)
+    let finishedAt = try #require(values["didFinish finishedAt"] ?? nil)
+    #expect(finishedAt > willFinish)
+    #expect(report[node].finishedAt == finishedAt)
+  }
+}
+
 // MARK: - Helpers
 
 extension NodeStatus {
@@ -488,27 +626,14 @@ extension `WorkGraph tests` {
     return (graph, node)
   }
 
-  @Test func `A Node Cancelled Before Its Worker Task Exists Has Its Work Cancelled`() async throws
-  {
-    let started = Gate()
-    let escape = Gate()
-    let sawCancellation = Lock<Bool?>(nil)
+  @Test func `A Node Cancelled Before Its Worker Task Exists Never Runs Its Work`() async throws {
+    let ran = Lock(false)
     let (graph, node) = try Self.graphCancellingOnFirstEnd { _ in
-      started.open()
-      await withTaskCancellationHandler {
-        await escape.wait()
-      } onCancel: {
-        escape.open()
-      }
-      sawCancellation.withLock { $0 = Task.isCancelled }
+      ran.withLock { $0 = true }
     }
-    let run = Task { await graph.run() }
-    await started.wait()
-    // NB: Lets the work return if its task was never cancelled, so that the test ends either way.
-    escape.open()
-    let report = await run.value
+    let report = await graph.run()
     #expect(report[node].outcome?.isCancelled == true)
-    #expect(sawCancellation.withLock { $0 } == true)
+    #expect(!ran.withLock { $0 })
   }
 
   @Test func `A Node Cancelled Before Its Evaluation Task Exists Has Its Evaluation Cancelled`()
