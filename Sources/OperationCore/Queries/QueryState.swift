@@ -34,16 +34,14 @@ public struct QueryState<Value: Sendable, Failure: Error>: Sendable {
 
   /// The fetches that are scheduled or running, oldest first.
   public var activeTasks: IdentifiedArrayOf<OperationTask<Value, Failure>> {
-    IdentifiedArray(uniqueElements: self.tasks)
+    IdentifiedArray(uniqueElements: self.tasks.elements)
   }
 
-  // NB: Every fetch adds its task here and removes it when it ends. Plain arrays make that cheap
-  // in the store's generic code, where an `IdentifiedArray` costs several metadata lookups per
-  // call; `activeTasks` builds the `IdentifiedArray` when asked. `taskIDs` holds the ids of
-  // `tasks`, in the same order, so that finding a task compares integers instead of copying
-  // generic values. Ids are unique (see `scheduleFetchTask(_:)`).
-  private var tasks = ContiguousArray<OperationTask<Value, Failure>>()
-  private var taskIDs = ContiguousArray<OperationTaskIdentifier>()
+  // NB: Every fetch adds its task here and removes it when it ends. A `TaskTable` makes that
+  // cheap in the store's generic code, where an `IdentifiedArray` costs several metadata lookups
+  // per call, and keeps it O(1) with thousands of fetches in flight (callers of one deduplicated
+  // run, each with a fetch of its own); `activeTasks` builds the `IdentifiedArray` when asked.
+  private var tasks = TaskTable<OperationTask<Value, Failure>>()
 
   /// Creates a state.
   ///
@@ -83,9 +81,7 @@ extension QueryState: _QueryStateProtocol {
   ///
   /// - Parameter task: The fetch.
   public mutating func scheduleFetchTask(_ task: inout OperationTask<Value, Failure>) {
-    guard !self.taskIDs.contains(task.id) else { return }
-    self.tasks.append(task)
-    self.taskIDs.append(task.id)
+    self.tasks.append(task, id: task.id)
   }
 
   /// Restores the initial value and clears the error, the counters and the dates.
@@ -93,7 +89,7 @@ extension QueryState: _QueryStateProtocol {
   /// - Parameter context: The context of the reset.
   /// - Returns: An effect that cancels the fetches that were active.
   public mutating func reset(using context: OperationContext) -> ResetEffect {
-    let tasks = self.tasks
+    let tasks = self.tasks.elements
     self = QueryState(initialValue: self.initialValue)
     return ResetEffect(tasksToCancel: tasks)
   }
@@ -140,10 +136,7 @@ extension QueryState: _QueryStateProtocol {
   ///
   /// - Parameter task: The fetch.
   public mutating func finishFetchTask(_ task: OperationTask<Value, Failure>) {
-    if let index = self.taskIDs.firstIndex(of: task.id) {
-      self.tasks.remove(at: index)
-      self.taskIDs.remove(at: index)
-    }
+    self.tasks.remove(task.id)
   }
 }
 

@@ -55,7 +55,7 @@ extension OperationStore {
   @discardableResult
   public func cancelRuns() -> Int {
     self.lock.withLock { storage in
-      let runs = storage.runsInFlight
+      let runs = storage.runsInFlight.elements
       guard !runs.isEmpty else { return 0 }
       self.lock.enqueue {
         for run in runs {

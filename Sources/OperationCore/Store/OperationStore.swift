@@ -64,8 +64,9 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     /// finish as usual.
     var resultFloor = 0
     /// The runs created and not yet finished, for ``OperationStore/cancelRuns()`` and the
-    /// collection of unobserved stores.
-    var runsInFlight = ContiguousArray<OperationTask<State.OperationValue, State.Failure>>()
+    /// collection of unobserved stores; a table, so that thousands of runs in flight (callers of
+    /// one deduplicated run) finish in O(1) each.
+    var runsInFlight = TaskTable<OperationTask<State.OperationValue, State.Failure>>()
     /// The number of the first run whose success ends an invalidation; `nil` when the store is
     /// not invalidated.
     var invalidatedFrom: Int?
@@ -369,7 +370,7 @@ extension OperationStore {
       try await self.execute(task, sequence: sequence)
     }
     storage.state.scheduleFetchTask(&task)
-    storage.runsInFlight.append(task)
+    storage.runsInFlight.append(task, id: task.id)
     self.notifyStateChanged(storage, runHandler: handler)
     return task
   }
@@ -451,9 +452,7 @@ extension OperationStore {
           $0.onRunEnded?(context)
         }
       }
-      if let index = storage.runsInFlight.lastIndex(where: { $0.id == task.id }) {
-        storage.runsInFlight.remove(at: index)
-      }
+      storage.runsInFlight.remove(task.id)
 
       if sequence >= storage.resetFloor {
         if Self.accepts(sequence, in: &storage) {
