@@ -410,7 +410,9 @@ extension OperationStore {
       guard Self.hasReceivers(storage, runHandler: handler) else { return }
       self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
     }
-    let run = RunRecord()
+    let run = StoreRun(store: self, enclosing: StoreRun.current)
+    // NB: Checked only inside another run, which costs a fetch from outside any run nothing.
+    let cycle = run.enclosing == nil ? nil : run.cycle
     let continuation = OperationContinuation<State.OperationValue, State.Failure> {
       result,
       yieldContext in
@@ -430,7 +432,16 @@ extension OperationStore {
         return .failure(error)
       }
     }
-    let result = await context.performWork(.run) { await runOperation() }
+    // NB: A run that is part of a cycle fails at once (see `OperationCycleError`); instruments
+    // still see it, as a run that failed. Every other run is the current run of its task while
+    // its operation runs, so that the runs the operation starts find it.
+    func runOrRefuse() async -> Result<State.OperationValue, State.Failure> {
+      if let cycle {
+        return .failure(Self.cycleFailure(cycle))
+      }
+      return await StoreRun.$current.withValue(run) { await runOperation() }
+    }
+    let result = await context.performWork(.run) { await runOrRefuse() }
     var finalContext = context
     finalContext.operationResultUpdateReason = .returnedFinalResult
     // NB: A run's effects end before its result is recorded, so that a mutation stays loading
@@ -478,7 +489,7 @@ extension OperationStore {
     _ result: sending Result<State.OperationValue, State.Failure>,
     context: OperationContext,
     for task: OperationTask<State.OperationValue, State.Failure>,
-    run: RunRecord,
+    run: StoreRun,
     sequence: Int,
     handler: OperationEventHandler<State>?
   ) {
@@ -807,12 +818,3 @@ where Operation.State: Sendable {
 
 /// The actor on which a store runs its operation; the operation receives it as `isolation`.
 private actor OperationStoreActor {}
-
-/// Whether a run has returned, so that later yields are ignored.
-///
-/// Read and written only under the store's lock.
-// NB: `@unchecked Sendable` is safe because `hasReturned` is read and written only while the
-// store's lock is held (in `execute` and `receive`), which orders every access.
-private final class RunRecord: @unchecked Sendable {
-  var hasReturned = false
-}
