@@ -34,14 +34,17 @@ public struct QueryState<Value: Sendable, Failure: Error>: Sendable {
 
   /// The fetches that are scheduled or running, oldest first.
   public var activeTasks: IdentifiedArrayOf<OperationTask<Value, Failure>> {
-    IdentifiedArray(uniqueElements: self.tasks.elements)
+    IdentifiedArray(uniqueElements: self.tasks.entries(of: self.taskIndex))
   }
 
-  // NB: Every fetch adds its task here and removes it when it ends. A `TaskTable` makes that
-  // cheap in the store's generic code, where an `IdentifiedArray` costs several metadata lookups
-  // per call, and keeps it O(1) with thousands of fetches in flight (callers of one deduplicated
-  // run, each with a fetch of its own); `activeTasks` builds the `IdentifiedArray` when asked.
-  private var tasks = TaskTable<OperationTask<Value, Failure>>()
+  // NB: Every fetch adds its task here and removes it when it ends. Plain arrays make that cheap
+  // in the store's generic code, where an `IdentifiedArray` costs several metadata lookups per
+  // call; `activeTasks` builds the `IdentifiedArray` when asked. `taskIndex` holds the ids of
+  // `tasks`, so that finding a task compares integers instead of copying generic values, and
+  // keeps it O(1) with thousands of fetches in flight (callers of one deduplicated run, each with
+  // a fetch of its own). Ids are unique (see `scheduleFetchTask(_:)`).
+  private var tasks = ContiguousArray<OperationTask<Value, Failure>>()
+  private var taskIndex = TaskIndex()
 
   /// Creates a state.
   ///
@@ -74,14 +77,15 @@ extension QueryState: _QueryStateProtocol {
 
   /// Whether a fetch is scheduled or running.
   public var isLoading: Bool {
-    !self.tasks.isEmpty
+    !self.taskIndex.isEmpty
   }
 
   /// Adds a fetch to ``activeTasks``.
   ///
   /// - Parameter task: The fetch.
   public mutating func scheduleFetchTask(_ task: inout OperationTask<Value, Failure>) {
-    self.tasks.append(task, id: task.id)
+    guard self.taskIndex.append(task.id) else { return }
+    self.tasks.append(task)
   }
 
   /// Restores the initial value and clears the error, the counters and the dates.
@@ -89,7 +93,7 @@ extension QueryState: _QueryStateProtocol {
   /// - Parameter context: The context of the reset.
   /// - Returns: An effect that cancels the fetches that were active.
   public mutating func reset(using context: OperationContext) -> ResetEffect {
-    let tasks = self.tasks.elements
+    let tasks = self.tasks.entries(of: self.taskIndex)
     self = QueryState(initialValue: self.initialValue)
     return ResetEffect(tasksToCancel: tasks)
   }
@@ -136,7 +140,7 @@ extension QueryState: _QueryStateProtocol {
   ///
   /// - Parameter task: The fetch.
   public mutating func finishFetchTask(_ task: OperationTask<Value, Failure>) {
-    self.tasks.remove(task.id)
+    self.tasks.apply(self.taskIndex.remove(task.id))
   }
 }
 

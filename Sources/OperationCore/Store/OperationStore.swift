@@ -65,8 +65,10 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     var resultFloor = 0
     /// The runs created and not yet finished, for ``OperationStore/cancelRuns()`` and the
     /// collection of unobserved stores; a table, so that thousands of runs in flight (callers of
-    /// one deduplicated run) finish in O(1) each.
-    var runsInFlight = TaskTable<OperationTask<State.OperationValue, State.Failure>>()
+    /// one deduplicated run) finish in O(1) each; `runIndex` indexes it, and tells its entries
+    /// from its holes (see `TaskIndex`).
+    var runsInFlight = ContiguousArray<OperationTask<State.OperationValue, State.Failure>>()
+    var runIndex = TaskIndex()
     /// The number of the first run whose success ends an invalidation; `nil` when the store is
     /// not invalidated.
     var invalidatedFrom: Int?
@@ -233,6 +235,7 @@ extension OperationStore {
       storage.invalidatedFrom = nil
       storage.protection.dropChanges()
       storage.runsInFlight.removeAll()
+      storage.runIndex.removeAll()
       let effect = storage.state.reset(using: context ?? storage.context)
       self.notifyStateChanged(storage, runHandler: nil)
       self.lock.enqueue { effect.tasksCancellable.cancel() }
@@ -370,7 +373,9 @@ extension OperationStore {
       try await self.execute(task, sequence: sequence)
     }
     storage.state.scheduleFetchTask(&task)
-    storage.runsInFlight.append(task, id: task.id)
+    if storage.runIndex.append(task.id) {
+      storage.runsInFlight.append(task)
+    }
     self.notifyStateChanged(storage, runHandler: handler)
     return task
   }
@@ -463,7 +468,7 @@ extension OperationStore {
           $0.onRunEnded?(context)
         }
       }
-      storage.runsInFlight.remove(task.id)
+      storage.runsInFlight.apply(storage.runIndex.remove(task.id))
 
       if sequence >= storage.resetFloor {
         if Self.accepts(sequence, in: &storage) {
