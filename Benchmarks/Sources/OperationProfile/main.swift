@@ -20,7 +20,7 @@ let usage = """
              write-unbounded, fetch-persisted, fetch-persisted-delay, flush-persisted,
              persisted-overhead, fetch-controlled, fetch-subscribed, fetch-flag, fetch-metrics,
              fetch-metrics-noop, fetch-traced, fetch-traced-memory, fetch-metrics-traced,
-             fetch-instrument-nil, fetch-instrument-empty, all
+             fetch-instrument-nil, fetch-instrument-empty, cancel-callers, all
   """
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -85,6 +85,17 @@ func run(_ scenario: String) async throws {
           + "body ran \(figures.bodyRuns) time(s)"
       )
     }
+  case "cancel-callers":
+    // NB: Issue 25: the callers of one deduplicated run, cancelled; the count is the number of
+    // callers (1,000, 10,000 and 100,000 in the README).
+    let callers = count ?? 10_000
+    let figures = await cancelDeduplicatedCallers(count: callers)
+    print(
+      "(16) cancelling \(callers) callers of one run: "
+        + "\(format(Double(figures.cancelNanoseconds) / 1e6)) ms, "
+        + "\(format(figures.nanosecondsPerCaller)) ns per caller, body ran \(figures.bodyRuns) "
+        + "time(s), cancelled \(figures.cancelledBodies)"
+    )
   case "stores":
     let figures = storeCreation(count: count ?? 100_000)
     print(

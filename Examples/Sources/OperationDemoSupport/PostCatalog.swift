@@ -75,9 +75,13 @@ public struct PostCatalog: Hashable, Sendable {
   /// The post with an identifier.
   ///
   /// - Parameter id: The identifier.
-  /// - Returns: The post, or `nil` when there is none (the server answers 404).
+  /// - Returns: The post, or `nil` when there is none (the server answers 404), including for
+  ///   an identifier below 1.
   public func post(id: Int) -> CatalogPost? {
-    self.posts.indices.contains(id - 1) ? self.posts[id - 1] : nil
+    // NB: `id - 1` overflows for `Int.min`, which any client can send (`GET /posts/-9223…808`):
+    // the identifier is checked against the range first.
+    guard id >= 1, id <= self.posts.count else { return nil }
+    return self.posts[id - 1]
   }
 
   /// The posts in the order the pages list them: newest (the largest identifier) first.
@@ -95,15 +99,25 @@ public struct PostCatalog: Hashable, Sendable {
   ///   - limit: The most posts on the page; ``defaultLimit`` when `nil`.
   ///   - skip: The number of posts before the page; 0 when `nil`.
   /// - Returns: The page.
-  /// - Throws: ``PageQueryError`` when `limit` or `skip` is negative.
+  /// - Throws: ``PageQueryError`` when `limit` or `skip` is negative, or when the page would end
+  ///   past the largest integer (`skip + limit` overflows).
   public func page(limit: Int?, skip: Int?) throws(PageQueryError) -> CatalogPage {
     let limit = limit ?? Self.defaultLimit
     let skip = skip ?? 0
     guard limit >= 0 else { throw PageQueryError(name: "limit", value: "\(limit)") }
     guard skip >= 0 else { throw PageQueryError(name: "skip", value: "\(skip)") }
+    // NB: Any client can send `limit=9223372036854775807&skip=1`; the page's end is checked
+    // instead of computed with `+`, which would trap.
+    guard !skip.addingReportingOverflow(limit).overflow else {
+      throw PageQueryError(
+        name: "limit",
+        value: "\(limit)",
+        requirement: "at most \(Int.max - skip) after skip=\(skip)"
+      )
+    }
     let ordered = self.newestFirst
     let start = min(skip, ordered.count)
-    let end = limit == 0 ? ordered.count : min(start + limit, ordered.count)
+    let end = limit == 0 ? ordered.count : start + min(limit, ordered.count - start)
     let posts = Array(ordered.dropFirst(start).prefix(end - start))
     return CatalogPage(posts: posts, total: self.posts.count, skip: skip, limit: posts.count)
   }
@@ -114,8 +128,8 @@ public struct PostCatalog: Hashable, Sendable {
   ///   - rawLimit: The `limit` value of the query string, if any.
   ///   - rawSkip: The `skip` value of the query string, if any.
   /// - Returns: The page.
-  /// - Throws: ``PageQueryError`` when a value is not a non-negative integer (the server answers
-  ///   400).
+  /// - Throws: ``PageQueryError`` when a value is not a non-negative integer, including one too
+  ///   large for an `Int`, or when `skip + limit` is (the server answers 400).
   public func page(rawLimit: String?, rawSkip: String?) throws(PageQueryError) -> CatalogPage {
     try self.page(
       limit: Self.integer(rawLimit, name: "limit"),
@@ -169,15 +183,30 @@ public struct PostCatalog: Hashable, Sendable {
   }
 }
 
-/// A `limit` or `skip` query value that is not a non-negative integer.
+/// A `limit` or `skip` query value that is not a non-negative integer, or a page that would end
+/// past the largest integer.
 public struct PageQueryError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The query item's name.
   public let name: String
   /// The rejected value.
   public let value: String
+  /// What the value must be, such as `a non-negative integer`.
+  public let requirement: String
+
+  /// Creates the error.
+  ///
+  /// - Parameters:
+  ///   - name: The query item's name.
+  ///   - value: The rejected value.
+  ///   - requirement: What the value must be.
+  public init(name: String, value: String, requirement: String = "a non-negative integer") {
+    self.name = name
+    self.value = value
+    self.requirement = requirement
+  }
 
   /// A message for the HTTP 400 answer.
   public var description: String {
-    "'\(self.name)' must be a non-negative integer, got '\(self.value)'"
+    "'\(self.name)' must be \(self.requirement), got '\(self.value)'"
   }
 }

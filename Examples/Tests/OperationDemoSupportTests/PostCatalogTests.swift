@@ -17,6 +17,31 @@ import Testing
     #expect(self.catalog.post(id: -1) == nil)
   }
 
+  @Test func `an identifier at the ends of Int is a missing post, not a trap`() {
+    // NB: `GET /posts/-9223372036854775808` used to stop the server on `id - 1`.
+    #expect(self.catalog.post(id: Int.min) == nil)
+    #expect(self.catalog.post(id: Int.max) == nil)
+  }
+
+  @Test func `a page that would end past the largest integer is rejected, not a trap`() throws {
+    // NB: `GET /posts?limit=9223372036854775807&skip=1` used to stop the server on `skip + limit`.
+    #expect(throws: PageQueryError.self) {
+      try self.catalog.page(rawLimit: "9223372036854775807", rawSkip: "1")
+    }
+    #expect(throws: PageQueryError.self) {
+      try self.catalog.page(limit: 2, skip: Int.max)
+    }
+    let error = #expect(throws: PageQueryError.self) {
+      try self.catalog.page(limit: Int.max, skip: 1)
+    }
+    #expect(
+      error?.description == "'limit' must be at most \(Int.max - 1) after skip=1, got '\(Int.max)'"
+    )
+    #expect(try self.catalog.page(limit: Int.max, skip: 0).posts.count == 25)
+    #expect(try self.catalog.page(limit: Int.max - 24, skip: 24).posts.map(\.id) == [1])
+    #expect(try self.catalog.page(limit: 1, skip: Int.max - 1).posts.isEmpty)
+  }
+
   @Test func `pages have posts, total, skip and limit like dummyjson, newest first`() throws {
     let page = try self.catalog.page(limit: 10, skip: 20)
     #expect(page.posts.map(\.id) == [5, 4, 3, 2, 1])
@@ -36,7 +61,10 @@ import Testing
     #expect(page.skip == 100)
   }
 
-  @Test(arguments: [("-1", "0"), ("ten", "0"), ("10", "-5"), ("10", "1.5")])
+  @Test(arguments: [
+    ("-1", "0"), ("ten", "0"), ("10", "-5"), ("10", "1.5"), ("9223372036854775808", "0"),
+    ("10", "-9223372036854775808"),
+  ])
   func `bad query values are rejected`(limit: String, skip: String) {
     #expect(throws: PageQueryError.self) {
       try self.catalog.page(rawLimit: limit, rawSkip: skip)

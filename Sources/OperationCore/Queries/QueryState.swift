@@ -34,16 +34,17 @@ public struct QueryState<Value: Sendable, Failure: Error>: Sendable {
 
   /// The fetches that are scheduled or running, oldest first.
   public var activeTasks: IdentifiedArrayOf<OperationTask<Value, Failure>> {
-    IdentifiedArray(uniqueElements: self.tasks)
+    IdentifiedArray(uniqueElements: self.tasks.entries(of: self.taskIndex))
   }
 
   // NB: Every fetch adds its task here and removes it when it ends. Plain arrays make that cheap
   // in the store's generic code, where an `IdentifiedArray` costs several metadata lookups per
-  // call; `activeTasks` builds the `IdentifiedArray` when asked. `taskIDs` holds the ids of
-  // `tasks`, in the same order, so that finding a task compares integers instead of copying
-  // generic values. Ids are unique (see `scheduleFetchTask(_:)`).
+  // call; `activeTasks` builds the `IdentifiedArray` when asked. `taskIndex` holds the ids of
+  // `tasks`, so that finding a task compares integers instead of copying generic values, and
+  // keeps it O(1) with thousands of fetches in flight (callers of one deduplicated run, each with
+  // a fetch of its own). Ids are unique (see `scheduleFetchTask(_:)`).
   private var tasks = ContiguousArray<OperationTask<Value, Failure>>()
-  private var taskIDs = ContiguousArray<OperationTaskIdentifier>()
+  private var taskIndex = TaskIndex()
 
   /// Creates a state.
   ///
@@ -76,16 +77,15 @@ extension QueryState: _QueryStateProtocol {
 
   /// Whether a fetch is scheduled or running.
   public var isLoading: Bool {
-    !self.tasks.isEmpty
+    !self.taskIndex.isEmpty
   }
 
   /// Adds a fetch to ``activeTasks``.
   ///
   /// - Parameter task: The fetch.
   public mutating func scheduleFetchTask(_ task: inout OperationTask<Value, Failure>) {
-    guard !self.taskIDs.contains(task.id) else { return }
+    guard self.taskIndex.append(task.id) else { return }
     self.tasks.append(task)
-    self.taskIDs.append(task.id)
   }
 
   /// Restores the initial value and clears the error, the counters and the dates.
@@ -93,7 +93,7 @@ extension QueryState: _QueryStateProtocol {
   /// - Parameter context: The context of the reset.
   /// - Returns: An effect that cancels the fetches that were active.
   public mutating func reset(using context: OperationContext) -> ResetEffect {
-    let tasks = self.tasks
+    let tasks = self.tasks.entries(of: self.taskIndex)
     self = QueryState(initialValue: self.initialValue)
     return ResetEffect(tasksToCancel: tasks)
   }
@@ -140,10 +140,7 @@ extension QueryState: _QueryStateProtocol {
   ///
   /// - Parameter task: The fetch.
   public mutating func finishFetchTask(_ task: OperationTask<Value, Failure>) {
-    if let index = self.taskIDs.firstIndex(of: task.id) {
-      self.tasks.remove(at: index)
-      self.taskIDs.remove(at: index)
-    }
+    self.tasks.apply(self.taskIndex.remove(task.id))
   }
 }
 

@@ -119,7 +119,7 @@ extension OperationStore {
   ///
   /// Called under the store's lock, whenever the store may have become unobserved.
   func scheduleCollectionIfUnobserved(_ storage: inout Storage) {
-    guard storage.subscribers.count == 0, storage.runsInFlight.isEmpty,
+    guard storage.subscribers.count == 0, storage.runIndex.isEmpty,
       storage.collection.timer == nil, !storage.collection.isCollected,
       let delay = storage.context.collectionDelay
     else { return }
@@ -170,7 +170,7 @@ extension OperationStore {
     let collected = self.lock.withLock { storage -> OperationClient? in
       guard storage.collection.generation == generation else { return nil }
       storage.collection.timer = nil
-      guard storage.subscribers.count == 0, storage.runsInFlight.isEmpty,
+      guard storage.subscribers.count == 0, storage.runIndex.isEmpty,
         let client = storage.context.operationClient
       else { return nil }
       // NB: The client's cache is locked while the store's lock is held, the order the library

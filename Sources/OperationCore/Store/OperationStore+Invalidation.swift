@@ -55,7 +55,7 @@ extension OperationStore {
   @discardableResult
   public func cancelRuns() -> Int {
     self.lock.withLock { storage in
-      let runs = storage.runsInFlight
+      let runs = storage.runsInFlight.entries(of: storage.runIndex)
       guard !runs.isEmpty else { return 0 }
       self.lock.enqueue {
         for run in runs {
@@ -68,7 +68,7 @@ extension OperationStore {
 
   /// The number of runs created and not yet finished.
   public var runsInFlightCount: Int {
-    self.lock.withLock { $0.runsInFlight.count }
+    self.lock.withLock { $0.runIndex.count }
   }
 }
 

@@ -64,8 +64,11 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     /// finish as usual.
     var resultFloor = 0
     /// The runs created and not yet finished, for ``OperationStore/cancelRuns()`` and the
-    /// collection of unobserved stores.
+    /// collection of unobserved stores; a table, so that thousands of runs in flight (callers of
+    /// one deduplicated run) finish in O(1) each; `runIndex` indexes it, and tells its entries
+    /// from its holes (see `TaskIndex`).
     var runsInFlight = ContiguousArray<OperationTask<State.OperationValue, State.Failure>>()
+    var runIndex = TaskIndex()
     /// The number of the first run whose success ends an invalidation; `nil` when the store is
     /// not invalidated.
     var invalidatedFrom: Int?
@@ -232,6 +235,7 @@ extension OperationStore {
       storage.invalidatedFrom = nil
       storage.protection.dropChanges()
       storage.runsInFlight.removeAll()
+      storage.runIndex.removeAll()
       let effect = storage.state.reset(using: context ?? storage.context)
       self.notifyStateChanged(storage, runHandler: nil)
       self.lock.enqueue { effect.tasksCancellable.cancel() }
@@ -369,7 +373,9 @@ extension OperationStore {
       try await self.execute(task, sequence: sequence)
     }
     storage.state.scheduleFetchTask(&task)
-    storage.runsInFlight.append(task)
+    if storage.runIndex.append(task.id) {
+      storage.runsInFlight.append(task)
+    }
     self.notifyStateChanged(storage, runHandler: handler)
     return task
   }
@@ -409,7 +415,9 @@ extension OperationStore {
       guard Self.hasReceivers(storage, runHandler: handler) else { return }
       self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
     }
-    let run = RunRecord()
+    let run = StoreRun(store: self, enclosing: StoreRun.current)
+    // NB: Checked only inside another run, which costs a fetch from outside any run nothing.
+    let cycle = run.enclosing == nil ? nil : run.cycle
     let continuation = OperationContinuation<State.OperationValue, State.Failure> {
       result,
       yieldContext in
@@ -429,7 +437,16 @@ extension OperationStore {
         return .failure(error)
       }
     }
-    let result = await context.performWork(.run) { await runOperation() }
+    // NB: A run that is part of a cycle fails at once (see `OperationCycleError`); instruments
+    // still see it, as a run that failed. Every other run is the current run of its task while
+    // its operation runs, so that the runs the operation starts find it.
+    func runOrRefuse() async -> Result<State.OperationValue, State.Failure> {
+      if let cycle {
+        return .failure(Self.cycleFailure(cycle))
+      }
+      return await StoreRun.$current.withValue(run) { await runOperation() }
+    }
+    let result = await context.performWork(.run) { await runOrRefuse() }
     var finalContext = context
     finalContext.operationResultUpdateReason = .returnedFinalResult
     // NB: A run's effects end before its result is recorded, so that a mutation stays loading
@@ -451,9 +468,7 @@ extension OperationStore {
           $0.onRunEnded?(context)
         }
       }
-      if let index = storage.runsInFlight.lastIndex(where: { $0.id == task.id }) {
-        storage.runsInFlight.remove(at: index)
-      }
+      storage.runsInFlight.apply(storage.runIndex.remove(task.id))
 
       if sequence >= storage.resetFloor {
         if Self.accepts(sequence, in: &storage) {
@@ -479,7 +494,7 @@ extension OperationStore {
     _ result: sending Result<State.OperationValue, State.Failure>,
     context: OperationContext,
     for task: OperationTask<State.OperationValue, State.Failure>,
-    run: RunRecord,
+    run: StoreRun,
     sequence: Int,
     handler: OperationEventHandler<State>?
   ) {
@@ -808,12 +823,3 @@ where Operation.State: Sendable {
 
 /// The actor on which a store runs its operation; the operation receives it as `isolation`.
 private actor OperationStoreActor {}
-
-/// Whether a run has returned, so that later yields are ignored.
-///
-/// Read and written only under the store's lock.
-// NB: `@unchecked Sendable` is safe because `hasReturned` is read and written only while the
-// store's lock is held (in `execute` and `receive`), which orders every access.
-private final class RunRecord: @unchecked Sendable {
-  var hasReturned = false
-}

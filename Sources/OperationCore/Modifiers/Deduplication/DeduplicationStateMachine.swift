@@ -39,8 +39,29 @@ package struct DeduplicationStateMachine<
     let context: Context
     /// The run's task, once its owner has created it.
     var task: RunTask?
-    /// The callers waiting for the run, in the order in which they joined; never empty.
-    var waiters: [(id: WaiterID, continuation: Continuation)]
+    /// The callers waiting for the run, in the order in which they joined, with a hole where a
+    /// caller stopped waiting; ``waiterCount`` of them are callers, never none.
+    ///
+    /// A caller that stops waiting leaves a hole instead of being removed, so that its leaving
+    /// costs O(1) however many callers wait: removing it from the middle of an array moved every
+    /// caller after it, which made cancelling N callers cost O(N²). The holes are squeezed out
+    /// once they outnumber the callers, which keeps the cost O(1) amortized and the memory
+    /// proportional to the callers.
+    var slots: ContiguousArray<(id: WaiterID, continuation: Continuation)?>
+    /// The number of callers in ``slots``.
+    var waiterCount: Int
+
+    init(id: RunID, context: Context, firstWaiter: (id: WaiterID, continuation: Continuation)) {
+      self.id = id
+      self.context = context
+      self.slots = [firstWaiter]
+      self.waiterCount = 1
+    }
+
+    /// The callers, in the order in which they joined.
+    var waiters: some Sequence<(id: WaiterID, continuation: Continuation)> {
+      self.slots.lazy.compactMap { $0 }
+    }
   }
 
   /// A run that left ``runs`` (it finished, or lost its callers) before both its task was
@@ -59,6 +80,10 @@ package struct DeduplicationStateMachine<
 
   /// The runs that left ``runs`` but whose task is not attached yet or has not finished yet.
   private var leftRuns = [RunID: LeftRun]()
+
+  /// Where each waiting caller is: its run and its slot in the run's ``Run/slots``, so that a
+  /// cancelled caller is found in O(1).
+  private var locations = [WaiterID: (run: RunID, slot: Int)]()
 
   /// The id of the next run to start.
   private var nextRunID: RunID = 0
@@ -126,7 +151,9 @@ extension DeduplicationStateMachine {
       return .resumeCancelled(continuation)
     }
     if let run, let index = self.runs.firstIndex(where: { $0.id == run }) {
-      self.runs[index].waiters.append((waiter, continuation))
+      self.locations[waiter] = (run, self.runs[index].slots.endIndex)
+      self.runs[index].slots.append((waiter, continuation))
+      self.runs[index].waiterCount += 1
       return .wait
     }
     // NB: The chosen run finished or lost its callers since the caller looked, or the caller
@@ -136,7 +163,8 @@ extension DeduplicationStateMachine {
     }
     let id = self.nextRunID
     self.nextRunID += 1
-    self.runs.append(Run(id: id, context: context, waiters: [(waiter, continuation)]))
+    self.runs.append(Run(id: id, context: context, firstWaiter: (waiter, continuation)))
+    self.locations[waiter] = (id, 0)
     return .startRun(id)
   }
 }
@@ -188,7 +216,13 @@ extension DeduplicationStateMachine {
       if finished.task == nil {
         self.leftRuns[run] = LeftRun(isTaskAttached: false, isFinished: true)
       }
-      return finished.waiters.map(\.continuation)
+      var continuations = [Continuation]()
+      continuations.reserveCapacity(finished.waiterCount)
+      for waiter in finished.waiters {
+        self.locations[waiter.id] = nil
+        continuations.append(waiter.continuation)
+      }
+      return continuations
     }
     guard let left = self.leftRuns[run], !left.isFinished else {
       preconditionFailure("A run finished that never started, or twice.")
@@ -222,25 +256,54 @@ extension DeduplicationStateMachine {
   /// - Parameter waiter: The caller's id.
   /// - Returns: What to do.
   package mutating func cancel(_ waiter: WaiterID) -> CancelAction {
-    guard self.stopsWaitingOnCancellation else { return .none }
-    for runIndex in self.runs.indices {
-      guard let index = self.runs[runIndex].waiters.firstIndex(where: { $0.id == waiter }) else {
-        continue
-      }
-      let continuation = self.runs[runIndex].waiters.remove(at: index).continuation
-      guard self.runs[runIndex].waiters.isEmpty else { return .resumeCancelled(continuation) }
-      // NB: The run lost its last caller, so it is cancelled, and it leaves the runs that callers
-      // can join: a caller that comes later starts a run of its own instead of joining one that
-      // ends in `CancellationError`.
-      let abandoned = self.runs.remove(at: runIndex)
-      self.leftRuns[abandoned.id] = LeftRun(
-        isTaskAttached: abandoned.task != nil,
-        isFinished: false
-      )
-      guard let task = abandoned.task else { return .resumeCancelled(continuation) }
-      return .resumeCancelledAndCancelRun(continuation, task)
+    guard self.stopsWaitingOnCancellation,
+      let location = self.locations.removeValue(forKey: waiter),
+      // NB: A store has one run in flight, or a few (pages of a paginated request).
+      let runIndex = self.runs.firstIndex(where: { $0.id == location.run }),
+      let removed = self.runs[runIndex].slots[location.slot]
+    else {
+      return .none
     }
-    return .none
+    let continuation = removed.continuation
+    self.runs[runIndex].slots[location.slot] = nil
+    self.runs[runIndex].waiterCount -= 1
+    guard self.runs[runIndex].waiterCount == 0 else {
+      self.squeezeSlotsIfSparse(ofRunAt: runIndex)
+      return .resumeCancelled(continuation)
+    }
+    // NB: The run lost its last caller, so it is cancelled, and it leaves the runs that callers
+    // can join: a caller that comes later starts a run of its own instead of joining one that
+    // ends in `CancellationError`.
+    let abandoned = self.runs.remove(at: runIndex)
+    self.leftRuns[abandoned.id] = LeftRun(
+      isTaskAttached: abandoned.task != nil,
+      isFinished: false
+    )
+    guard let task = abandoned.task else { return .resumeCancelled(continuation) }
+    return .resumeCancelledAndCancelRun(continuation, task)
+  }
+
+  /// Drops the holes from a run's slots once they outnumber its callers, and moves the callers'
+  /// locations with them.
+  ///
+  /// - Complexity: O(1) amortized over the cancellations that made the holes: a squeeze costs
+  ///   O(*h* + *c*) for *h* holes and *c* callers, and happens only when *h* > *c*, after *h*
+  ///   cancellations since the last one.
+  private mutating func squeezeSlotsIfSparse(ofRunAt runIndex: Int) {
+    // NB: Trailing holes go at once, so that the common last-in, first-out leaving never squeezes.
+    while let last = self.runs[runIndex].slots.last, last == nil {
+      self.runs[runIndex].slots.removeLast()
+    }
+    let run = self.runs[runIndex]
+    let holes = run.slots.count - run.waiterCount
+    guard holes > run.waiterCount else { return }
+    var slots = ContiguousArray<(id: WaiterID, continuation: Continuation)?>()
+    slots.reserveCapacity(run.waiterCount)
+    for waiter in run.waiters {
+      self.locations[waiter.id] = (run.id, slots.endIndex)
+      slots.append(waiter)
+    }
+    self.runs[runIndex].slots = slots
   }
 }
 
@@ -254,6 +317,17 @@ extension DeduplicationStateMachine {
 
   /// Whether nothing is in flight and nothing is left to attach or finish.
   package var isIdle: Bool {
-    self.runs.isEmpty && self.leftRuns.isEmpty
+    self.runs.isEmpty && self.leftRuns.isEmpty && self.locations.isEmpty
+  }
+
+  /// The number of slots that the runs keep for their callers, holes included, so that tests can
+  /// check that holes never outnumber the callers for long.
+  package var waiterSlotCount: Int {
+    self.runs.reduce(0) { $0 + $1.slots.count }
+  }
+
+  /// The number of callers waiting for a run.
+  package var waiterCount: Int {
+    self.locations.count
   }
 }

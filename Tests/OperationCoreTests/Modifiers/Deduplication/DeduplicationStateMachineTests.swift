@@ -235,6 +235,74 @@ private typealias Machine = DeduplicationStateMachine<Int, Int, Int>
     #expect(machine.finish(0) == [1])
   }
 
+  @Test func `Cancelling Thousands Of Callers In Any Order Answers Each And Cancels The Run Last`()
+  {
+    var machine = Machine(stopsWaitingOnCancellation: true)
+    let count = 10_000
+    _ = machine.join(0, 0, context: 0, choosing: nil, consideredBefore: 0, isCancelled: false)
+    #expect(machine.taskCreated(99, for: 0).isNone)
+    for waiter in 1..<count {
+      _ = machine.join(
+        waiter,
+        waiter,
+        context: 0,
+        choosing: 0,
+        consideredBefore: 1,
+        isCancelled: false
+      )
+    }
+    // NB: Every other caller from the front, then the rest from the back: holes in the middle,
+    // at the end, and runs of them, which the machine squeezes out as they outnumber the callers.
+    let order =
+      Array(stride(from: 0, to: count, by: 2)) + Array(stride(from: 1, to: count, by: 2)).reversed()
+    var answered = [Int]()
+    for (position, waiter) in order.enumerated() {
+      let action = machine.cancel(waiter)
+      let isLast = position == order.count - 1
+      if isLast {
+        #expect(action.cancelledWaiterAndTask == [waiter, 99])
+        answered.append(waiter)
+      } else if let resumed = action.resumedCancelled {
+        answered.append(resumed)
+      }
+      #expect(machine.waiterCount == count - position - 1)
+      #expect(machine.waiterSlotCount <= 2 * machine.waiterCount)
+    }
+    #expect(answered == order)
+    #expect(machine.cancel(0).isNone)
+    #expect(machine.finish(0) == [])
+    #expect(machine.isIdle)
+  }
+
+  @Test func `Callers Keep Their Order When Others Leave Before The Run Finishes`() {
+    var machine = Machine(stopsWaitingOnCancellation: true)
+    for waiter in 0..<40 {
+      _ = machine.join(
+        waiter,
+        waiter,
+        context: 0,
+        choosing: waiter == 0 ? nil : 0,
+        consideredBefore: waiter == 0 ? 0 : 1,
+        isCancelled: false
+      )
+    }
+    for waiter in stride(from: 0, to: 40, by: 4) {
+      #expect(machine.cancel(waiter).resumedCancelled == waiter)
+    }
+    for waiter in 10..<30 {
+      #expect(machine.cancel(waiter).resumedCancelled == waiter || waiter % 4 == 0)
+    }
+    _ = machine.join(40, 40, context: 0, choosing: 0, consideredBefore: 1, isCancelled: false)
+    // NB: A caller that joins after a squeeze is found where it is when it leaves.
+    #expect(machine.cancel(41).isNone)
+    #expect(machine.cancel(33).resumedCancelled == 33)
+    let expected = (1..<10).filter { $0 % 4 != 0 } + (30..<40).filter { $0 % 4 != 0 && $0 != 33 }
+    #expect(machine.joinableRuns.map(\.waiters) == [expected + [40]])
+    #expect(machine.taskCreated(0, for: 0).isNone)
+    #expect(machine.finish(0) == expected + [40])
+    #expect(machine.isIdle)
+  }
+
   // MARK: - Generated event sequences
 
   @Test(arguments: [true, false])
@@ -522,6 +590,12 @@ private struct Harness {
     )
     let isIdle = self.runs.allSatisfy { $0.isFinished && $0.isTaskAttached }
     #expect(self.machine.isIdle == isIdle)
+    let waiting = joinable.reduce(0) { $0 + self.runs[$1].waiters.count }
+    #expect(self.machine.waiterCount == waiting)
+    #expect(
+      self.machine.waiterSlotCount <= 2 * waiting,
+      "Callers that left take more room than the callers that wait."
+    )
   }
 
   /// Lets every caller join and every run finish.

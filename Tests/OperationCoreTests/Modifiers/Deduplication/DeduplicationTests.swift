@@ -104,6 +104,46 @@ import Testing
     #expect(query.counter.calls == 2)
   }
 
+  @Test(.timeLimit(.minutes(1)))
+  func `Cancelling Twenty Thousand Callers Of One Run Releases Each And Then Cancels The Run`()
+    async throws
+  {
+    // NB: Each caller's leaving used to cost time in proportion to the callers still waiting, in
+    // the record of runs and in the store's lists of runs in flight: 20,000 callers took minutes
+    // in a debug build, which the time limit catches. The figures are in Benchmarks/README.md.
+    let count = 20_000
+    let query = UntilCancelledQuery()
+    let store = OperationStore.detached(query: query.deduplicated(), initialValue: nil)
+    let joins = JoinRecorder()
+    store.context.deduplicationJoinObserver = joins.record
+    let callers = (0..<count).map { _ in
+      Task { () -> Bool in
+        do {
+          _ = try await store.fetch()
+          return false
+        } catch {
+          return error is CancellationError
+        }
+      }
+    }
+    await joins.wait(for: count)
+    #expect(store.runsInFlightCount == count)
+    #expect(store.activeTasks.count == count)
+    #expect(!query.ended.isOpen)
+    for caller in callers {
+      caller.cancel()
+    }
+    var cancelledCallers = 0
+    for caller in callers where await caller.value {
+      cancelledCallers += 1
+    }
+    #expect(cancelledCallers == count)
+    await query.ended.wait()
+    #expect(query.counter.calls == 1)
+    #expect(store.runsInFlightCount == 0)
+    #expect(!store.isLoading)
+  }
+
   @Test func `A Cancelled Caller Keeps Waiting When Its Failure Cannot Hold Cancellation`()
     async throws
   {
@@ -343,6 +383,31 @@ private struct CancellableGatedQuery: QueryRequest, Sendable {
     await self.gate.wait()
     try Task.checkCancellation()
     return calls
+  }
+}
+
+/// A query that counts its runs and waits until its task is cancelled, then opens `ended` and
+/// throws `CancellationError`.
+private struct UntilCancelledQuery: QueryRequest, Sendable {
+  let counter = DedupCallCounter()
+  let ended = Gate()
+
+  var path: OperationPath { ["until-cancelled"] }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, any Error>
+  ) async throws -> Int {
+    _ = self.counter.increment()
+    let cancelled = Gate()
+    await withTaskCancellationHandler {
+      await cancelled.wait()
+    } onCancel: {
+      cancelled.open()
+    }
+    self.ended.open()
+    throw CancellationError()
   }
 }
 
