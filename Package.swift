@@ -181,8 +181,14 @@ let package = Package(
     // process, keys computed in another process); not a product, so users never build it.
     .executableTarget(
       name: "OperationPersistenceProbe",
-      dependencies: ["OperationCore", "OperationPersistence"],
+      dependencies: ["OperationCore", "OperationPersistence", "OperationPersistenceProbeSupport"],
       path: "Tests/OperationPersistenceProbe"
+    ),
+    // What the probe and the tests both compute (the paths whose keys they compare).
+    .target(
+      name: "OperationPersistenceProbeSupport",
+      dependencies: ["OperationCore"],
+      path: "Tests/OperationPersistenceProbeSupport"
     ),
     .testTarget(
       name: "OperationPersistenceTests",
@@ -191,6 +197,7 @@ let package = Package(
         "OperationPersistence",
         // NB: The second process of the fault tests; depending on it builds it before them.
         "OperationPersistenceProbe",
+        "OperationPersistenceProbeSupport",
         "OperationTestSupport",
         // NB: A second connection that holds the database's write lock, in the fault tests.
         .product(name: "GRDB", package: "GRDB.swift"),

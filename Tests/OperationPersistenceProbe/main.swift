@@ -11,6 +11,7 @@
 import Foundation
 import OperationCore
 import OperationPersistence
+import OperationPersistenceProbeSupport
 
 /// Prints a line at once, unbuffered, for the test that reads it.
 func say(_ line: String) {

@@ -439,7 +439,7 @@ extension OutboxStateMachine {
     if !isAnswered {
       actions += self.answer(key: conclusion.entry.idempotencyKey, self.lanes[lane]!.outcome!)
     }
-    if let error {
+    if error != nil {
       let timer = self.makeTimer(for: lane)
       self.lanes[lane]!.phase = .waitingToConclude(conclusion, attempt: attempt, timer: timer)
       let delay = min(self.storageRetryDelay(attempt), self.maxStorageRetryDelay)

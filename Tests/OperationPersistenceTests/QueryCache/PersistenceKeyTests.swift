@@ -1,10 +1,9 @@
 import Foundation
 import OperationCore
 import OperationPersistence
+import OperationPersistenceProbeSupport
 import PropertyBased
 import Testing
-
-@testable import OperationPersistenceProbe
 
 @Suite struct `PersistenceKey tests` {
   // MARK: - The cases that the description of a path mixed up
