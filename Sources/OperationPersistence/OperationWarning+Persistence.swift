@@ -23,7 +23,7 @@ extension OperationWarning {
   /// The outbox could not write the change of an entry to its storage; it tries again.
   ///
   /// - Parameters:
-  ///   - change: The change, such as `removal after delivery`.
+  ///   - change: What was written, such as `change (from status 'inFlight')`.
   ///   - entry: The entry.
   ///   - error: The storage's error.
   public static func outboxStorageFailed(

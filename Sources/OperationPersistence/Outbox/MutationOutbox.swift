@@ -352,7 +352,13 @@ public final class MutationOutbox: Sendable {
   /// Reports a failed write of the storage as an issue: a test failure under a test runner, a
   /// runtime warning otherwise. The default `onStorageFailure` handler.
   public static let reportStorageFailure: @Sendable (Entry, any Error) -> Void = { entry, error in
-    reportWarning(.outboxStorageFailed(change: entry.status.rawValue, entry: entry, error: error))
+    reportWarning(
+      .outboxStorageFailed(
+        change: "change (from status '\(entry.status.rawValue)')",
+        entry: entry,
+        error: error
+      )
+    )
   }
 
   /// How this process describes itself as the owner of an outbox.

@@ -137,10 +137,6 @@ package struct OutboxStateMachine<Waiter: Sendable, Value: Sendable>: Sendable {
       self.start < self.entries.count ? self.entries[self.start] : nil
     }
 
-    var isEmpty: Bool { self.start == self.entries.count }
-
-    var count: Int { self.entries.count - self.start }
-
     func contains(id: Int64) -> Bool {
       self.ids.contains(id)
     }
@@ -239,12 +235,6 @@ extension OutboxStateMachine {
   /// Whether a timer may still fire.
   package func hasTimer(_ timer: TimerID) -> Bool {
     self.timers[timer] != nil
-  }
-
-  /// Whether a lane is sending its head.
-  package func isSending(lane: String) -> Bool {
-    if case .sending = self.lanes[lane]?.phase { return true }
-    return false
   }
 }
 
