@@ -149,8 +149,11 @@ private enum PathElementGenerator {
     case 6:
       return Date(timeIntervalSinceReferenceDate: [1_000, 1_000.25, 1_000.5][small % 3])
     case 7: return small % 2 == 0
-    case 8: return small % 2 == 0 ? Int?.some(small) : Int?.none
-    case 9: return small % 2 == 0 ? String?.none : String?.some("a")
+    // NB: Only `nil` optionals: a path compares `Optional("a")` and `"a"` as unequal by their
+    // hashes, though `AnyHashable` calls them equal, so neither encoding of `.some` can agree
+    // with every pair of paths (see issue 25's closing note).
+    case 8: return Int?.none
+    case 9: return String?.none
     case 10: return random.next(below: 2) == 0 ? PostAPI.Query(id: small) : UserAPI.Query(id: small)
     case 11: return small % 2 == 0 ? Tab.feed : Tab.profile(id: small)
     case 12:
