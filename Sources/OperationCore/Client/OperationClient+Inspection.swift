@@ -133,7 +133,7 @@ extension OperationStore {
   /// A `Codable` picture of the store; see ``OperationClient/snapshot(matching:)``.
   public var snapshot: OperationStoreSnapshot {
     let (state, runs, isInvalidated, subscribers) = self.lock.withLock {
-      ($0.state, $0.runIndex.count, $0.invalidatedFrom != nil, $0.subscribers.count)
+      ($0.state, $0.runs.runsInFlightCount, $0.runs.isInvalidated, $0.subscribers.count)
     }
     return OperationStoreSnapshot(
       path: self.path.description,

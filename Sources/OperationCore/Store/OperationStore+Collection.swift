@@ -94,43 +94,24 @@ extension OperationContext {
 // MARK: - Store
 
 extension OperationStore {
-  /// Where a store stands in its collection: the timer waiting to collect it, and whether it was
-  /// collected.
-  struct CollectionState: Sendable {
-    var timer: Task<Void, Never>?
-    /// Bumped whenever the timer is replaced or stopped, so that a timer that lost the race to
-    /// its replacement does nothing.
-    var generation = 0
-    /// Whether the store left its client's cache through collection.
-    var isCollected = false
-  }
-
   /// Whether the store has been collected: its client dropped it after it was unobserved for its
   /// ``OperationContext/collectionDelay``.
   ///
   /// A collected store keeps working. When it gains a subscriber while its client has no store at
   /// its path, it rejoins the client.
   public var isCollected: Bool {
-    self.lock.withLock { $0.collection.isCollected }
+    self.lock.withLock { $0.runs.isCollected }
   }
 
-  /// Starts the collection timer when the store has no subscriber and no run in flight, its
-  /// client is known and its context has a collection delay.
-  ///
-  /// Called under the store's lock, whenever the store may have become unobserved.
-  func scheduleCollectionIfUnobserved(_ storage: inout Storage) {
-    guard storage.subscribers.count == 0, storage.runIndex.isEmpty,
-      storage.collection.timer == nil, !storage.collection.isCollected,
-      let delay = storage.context.collectionDelay
-    else { return }
+  /// Starts the collection timer of `generation`, which the store's runs asked for when the store
+  /// became unobserved; called under the store's lock.
+  func startCollectionTimer(generation: Int, in storage: inout Storage) {
     let context = storage.context
-    guard context.operationClient != nil else { return }
-    storage.collection.generation &+= 1
-    let generation = storage.collection.generation
+    guard let delay = context.collectionDelay else { return }
     let since = context.operationClock.now()
     // NB: The timer refers to the store weakly, so that a store that is otherwise released is
     // not kept for its delay.
-    storage.collection.timer = Task { [weak self] in
+    let timer = Task { [weak self] in
       var remaining = delay
       while remaining > .zero {
         do {
@@ -149,34 +130,29 @@ extension OperationStore {
       }
       self?.collectIfUnobserved(generation: generation)
     }
+    storage.runs.collectionTimerStarted(timer, generation: generation)
   }
 
   /// Stops the collection timer and, when the store was collected, asks its client to take it
   /// back; called under the store's lock when the store gains its first subscriber.
-  func observationResumed(_ storage: inout Storage) {
-    if let timer = storage.collection.timer {
-      storage.collection.timer = nil
-      storage.collection.generation &+= 1
+  func observationResumed(_ action: Runs.SubscribeAction, context: OperationContext) {
+    if let timer = action.cancelsTimer {
       self.lock.enqueue { timer.cancel() }
     }
-    guard storage.collection.isCollected else { return }
-    storage.collection.isCollected = false
-    guard let client = storage.context.operationClient else { return }
+    guard action.readmits, let client = context.operationClient else { return }
     let store = OpaqueOperationStore(erasing: self)
     self.lock.enqueue { client.readmit(store) }
   }
 
   private func collectIfUnobserved(generation: Int) {
     let collected = self.lock.withLock { storage -> OperationClient? in
-      guard storage.collection.generation == generation else { return nil }
-      storage.collection.timer = nil
-      guard storage.subscribers.count == 0, storage.runIndex.isEmpty,
+      guard storage.runs.collectionTimerFired(generation: generation),
         let client = storage.context.operationClient
       else { return nil }
       // NB: The client's cache is locked while the store's lock is held, the order the library
       // always takes them in; so no subscriber can arrive between the check and the removal.
       guard client.removeFromCache(OpaqueOperationStore(erasing: self)) else { return nil }
-      storage.collection.isCollected = true
+      storage.runs.collected()
       return client
     }
     guard let collected else { return }
@@ -189,7 +165,14 @@ extension OperationStore {
   /// Starts the collection timer if the store is unobserved; see
   /// ``OperationContext/collectionDelay``.
   func scheduleCollection() {
-    self.lock.withLock { self.scheduleCollectionIfUnobserved(&$0) }
+    self.lock.withLock { storage in
+      guard
+        let generation = storage.runs.startCollectionTimerIfUnobserved(
+          canCollect: storage.canCollect
+        )
+      else { return }
+      self.startCollectionTimer(generation: generation, in: &storage)
+    }
   }
 }
 

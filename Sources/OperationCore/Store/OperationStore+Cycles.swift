@@ -87,17 +87,14 @@ extension OperationWarning {
 
 // MARK: - StoreRun
 
-/// One run of a store: whether it has returned, and the run inside which it started.
+/// One run of a store, and the run inside which it started.
 ///
 /// The runs of the current task tree form a chain through ``enclosing``: a store's run makes
 /// itself ``current`` while its operation runs, so that the runs that its operation starts (of the
 /// same store or of others, in the operation's own task or in tasks that it creates, such as the
 /// shared task of a deduplicated run) find it. A run that finds its own store along the chain is
 /// part of a cycle.
-// NB: `@unchecked Sendable` is safe because `store` and `enclosing` are constants, and
-// `hasReturned` is read and written only while the store's lock is held (in `execute` and
-// `receive`), which orders every access.
-final class StoreRun: @unchecked Sendable {
+final class StoreRun: Sendable {
   /// The run inside which this run started, in the current task tree; `nil` for a run started
   /// outside any run.
   ///
@@ -111,9 +108,6 @@ final class StoreRun: @unchecked Sendable {
 
   /// The run inside which this run started.
   let enclosing: StoreRun?
-
-  /// Whether the run has returned, so that later yields are ignored; guarded by the store's lock.
-  var hasReturned = false
 
   init(store: any OperationPathable & AnyObject & Sendable, enclosing: StoreRun?) {
     self.store = store

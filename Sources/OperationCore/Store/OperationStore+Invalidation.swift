@@ -5,7 +5,7 @@ extension OperationStore {
   ///
   /// An invalidated store is stale whatever its stale conditions say; see ``invalidate()``.
   public var isInvalidated: Bool {
-    self.lock.withLock { $0.invalidatedFrom != nil }
+    self.lock.withLock { $0.runs.isInvalidated }
   }
 
   /// Marks the value stale until a run that starts after this call succeeds, or a value is set.
@@ -15,7 +15,7 @@ extension OperationStore {
   /// ``OperationClient/invalidate(matching:rerun:where:)``.
   public func invalidate() {
     self.lock.withLock { storage in
-      storage.invalidatedFrom = storage.invalidatedFrom ?? storage.nextRunSequence
+      storage.runs.invalidate(supersedingRuns: false)
       self.notifyStateChanged(storage, runHandler: nil)
     }
   }
@@ -31,8 +31,7 @@ extension OperationStore {
   @discardableResult
   public func invalidateAndRerun() -> OperationTask<State.OperationValue, State.Failure> {
     let task = self.lock.withLock { storage in
-      storage.invalidatedFrom = storage.invalidatedFrom ?? storage.nextRunSequence
-      storage.resultFloor = storage.nextRunSequence
+      storage.runs.invalidate(supersedingRuns: true)
       return self.makeTask(
         in: &storage,
         context: nil,
@@ -55,7 +54,7 @@ extension OperationStore {
   @discardableResult
   public func cancelRuns() -> Int {
     self.lock.withLock { storage in
-      let runs = storage.runsInFlight.entries(of: storage.runIndex)
+      let runs = storage.runs.runsToCancel
       guard !runs.isEmpty else { return 0 }
       self.lock.enqueue {
         for run in runs {
@@ -68,7 +67,7 @@ extension OperationStore {
 
   /// The number of runs created and not yet finished.
   public var runsInFlightCount: Int {
-    self.lock.withLock { $0.runIndex.count }
+    self.lock.withLock { $0.runs.runsInFlightCount }
   }
 }
 

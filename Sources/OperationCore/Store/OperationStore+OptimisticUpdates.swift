@@ -48,7 +48,7 @@ extension OperationStore {
     change: (@Sendable (inout State.StateValue) -> Void)? = nil
   ) -> OptimisticUpdate {
     let id = self.lock.withLock { storage in
-      storage.protection.begin(change: change, base: storage.state.currentValue)
+      storage.runs.beginProtection(change: change, base: storage.state.currentValue)
     }
     return OptimisticUpdate { [self] keepsChange in
       self.endProtection(id: id, keepsChange: keepsChange)
@@ -56,19 +56,13 @@ extension OperationStore {
   }
 
   private func endProtection(id: Int, keepsChange: Bool) {
-    let (reapplies, reruns) = self.lock.withLock { storage -> (Bool, Bool) in
-      let changedValue = storage.protection.end(id: id, keepsChange: keepsChange)
-      guard storage.protection.count == 0 else { return (changedValue, false) }
-      storage.resultFloor = storage.nextRunSequence
-      guard storage.protection.refusedResults else { return (changedValue, false) }
-      storage.protection.refusedResults = false
-      storage.invalidatedFrom = storage.invalidatedFrom ?? storage.nextRunSequence
-      return (changedValue, storage.subscribers.count > 0)
+    let action = self.lock.withLock { storage in
+      storage.runs.endProtection(id: id, keepsChange: keepsChange)
     }
-    if reapplies {
+    if action.reappliesChanges {
       self.reapplyOptimisticChanges(using: nil)
     }
-    if reruns, self.isAutomaticRunningEnabled {
+    if action.reruns, self.isAutomaticRunningEnabled {
       self.invalidateAndRerun()
     }
   }
@@ -77,16 +71,15 @@ extension OperationStore {
   /// it unless the changes or the earlier value changed meanwhile (whoever changed them computes
   /// again).
   func reapplyOptimisticChanges(using context: OperationContext?) {
-    let snapshot = self.lock.withLock { $0.protection.snapshot }
+    let snapshot = self.lock.withLock { $0.runs.protection.snapshot }
     guard let snapshot else { return }
     var value = snapshot.base
     for change in snapshot.changes {
       change(&value)
     }
     self.lock.withLock { storage in
-      guard storage.protection.version == snapshot.version else { return }
+      guard storage.runs.optimisticValueComputed(version: snapshot.version) else { return }
       storage.state.update(with: .success(value), using: context ?? storage.context)
-      storage.protection.applied()
       self.notifyValueRecorded(storage)
       self.notifyStateChanged(storage, runHandler: nil)
     }
@@ -100,12 +93,12 @@ extension OperationStore {
   ) {
     while true {
       let (current, count, version) = self.lock.withLock {
-        ($0.state.currentValue, $0.state.valueUpdateCount, $0.protection.version)
+        ($0.state.currentValue, $0.state.valueUpdateCount, $0.runs.protection.version)
       }
       var value = current
       transform(&value)
       let rebased = self.lock.withLock { storage -> Bool? in
-        guard storage.state.valueUpdateCount == count, storage.protection.version == version
+        guard storage.state.valueUpdateCount == count, storage.runs.protection.version == version
         else { return nil }
         return self.record(.success(value), using: context, in: &storage)
       }
@@ -124,13 +117,11 @@ extension OperationStore {
     using context: OperationContext?,
     in storage: inout Storage
   ) -> Bool {
-    if case .success(let value) = result, storage.protection.hasChanges {
-      storage.protection.rebase(on: value)
+    if case .success(let value) = result, storage.runs.valueSet(value) {
       return true
     }
     storage.state.update(with: result, using: context ?? storage.context)
     if case .success = result {
-      storage.invalidatedFrom = nil
       self.notifyValueRecorded(storage)
     }
     self.notifyStateChanged(storage, runHandler: nil)
@@ -172,95 +163,5 @@ public final class OptimisticUpdate: Sendable {
       defer { resolve = nil }
       return resolve
     }
-  }
-}
-
-// MARK: - MutationProtection
-
-/// The mutations that protect a store, and the optimistic changes they show.
-struct MutationProtection<Value: Sendable>: Sendable {
-  typealias Change = @Sendable (inout Value) -> Void
-
-  private struct Entry: Sendable {
-    let id: Int
-    let change: Change?
-    var isCommitted = false
-  }
-
-  /// The value before the changes in flight, while there are any.
-  private var base: Value?
-  private var entries = [Entry]()
-  private var nextID = 0
-
-  /// The number of mutations protecting the store.
-  private(set) var count = 0
-
-  /// Whether a run's result was refused during the protection.
-  var refusedResults = false
-
-  /// Bumped by every change to the base or the changes, so that a value computed from an older
-  /// snapshot is not shown.
-  private(set) var version = 0
-
-  /// Whether optimistic changes are in flight.
-  var hasChanges: Bool { self.base != nil }
-
-  /// The earlier value and the changes to apply to it, when there are changes.
-  var snapshot: (base: Value, changes: [Change], version: Int)? {
-    guard let base = self.base else { return nil }
-    return (base, self.entries.compactMap(\.change), self.version)
-  }
-
-  /// Starts a protection, with an optimistic change or without.
-  mutating func begin(change: Change?, base: Value) -> Int {
-    let id = self.nextID
-    self.nextID += 1
-    self.count += 1
-    guard let change else { return id }
-    if self.base == nil {
-      self.base = base
-    }
-    self.entries.append(Entry(id: id, change: change))
-    self.version &+= 1
-    return id
-  }
-
-  /// Ends a protection; returns whether the value must be computed again.
-  mutating func end(id: Int, keepsChange: Bool) -> Bool {
-    self.count -= 1
-    guard let index = self.entries.firstIndex(where: { $0.id == id }) else { return false }
-    if keepsChange {
-      self.entries[index].isCommitted = true
-      if self.entries.allSatisfy(\.isCommitted) {
-        // NB: The value shown already has every change; nothing is left to roll back.
-        self.dropChanges()
-      }
-      return false
-    }
-    self.entries.remove(at: index)
-    self.version &+= 1
-    return true
-  }
-
-  /// Replaces the earlier value; committed changes count as part of it.
-  mutating func rebase(on value: Value) {
-    self.base = value
-    self.entries.removeAll(where: \.isCommitted)
-    self.version &+= 1
-  }
-
-  /// Records that the value with the changes in flight is shown; with no change left in flight,
-  /// the earlier value is forgotten.
-  mutating func applied() {
-    if !self.entries.contains(where: { !$0.isCommitted }) {
-      self.dropChanges()
-    }
-  }
-
-  /// Forgets the earlier value and the changes, as a reset does.
-  mutating func dropChanges() {
-    self.base = nil
-    self.entries.removeAll()
-    self.version &+= 1
   }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 // MARK: - Run effects
 
 /// Work that a modifier starts once per run of a store, however many attempts the run makes, and
@@ -8,16 +6,13 @@ import Synchronization
 /// A modifier inside `retry(limit:)` runs once per attempt; effects on other stores (an
 /// optimistic change, a protection, an invalidation) must happen once per run instead: applied
 /// before the first attempt, and resolved after the last, with the run's final result.
-package struct RunEffects: Sendable {
+package enum RunEffects {
   package typealias End = @Sendable (Result<any Sendable, any Error>) async -> Void
 
-  /// The modifiers whose effects started, by identity.
-  fileprivate var started = Set<Int>()
-  fileprivate var ends = [End]()
-
-  /// Ends every effect, the last started first, as the modifiers that started them unwind.
-  func end(with result: Result<any Sendable, any Error>) async {
-    for end in self.ends.reversed() {
+  /// Ends every effect in `ends`, in order (the store's runs give them the last started first,
+  /// as the modifiers that started them unwind).
+  static func end(_ ends: [End], with result: Result<any Sendable, any Error>) async {
+    for end in ends {
       await end(result)
     }
   }
@@ -36,15 +31,12 @@ extension OperationStore {
     begin: () -> RunEffects.End
   ) -> Bool {
     let isFirst = self.lock.withLock { storage in
-      if storage.runEffects[sequence] == nil {
-        self.runEffectsCount.add(1, ordering: .relaxed)
-      }
-      return storage.runEffects[sequence, default: RunEffects()].started.insert(identity).inserted
+      storage.runs.startEffects(ofModifier: identity, forRun: sequence)
     }
     guard isFirst else { return false }
     let end = begin()
     self.lock.withLock { storage in
-      storage.runEffects[sequence, default: RunEffects()].ends.append(end)
+      storage.runs.addEffectEnd(end, forRun: sequence)
     }
     return true
   }

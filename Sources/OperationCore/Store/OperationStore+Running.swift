@@ -1,0 +1,336 @@
+// MARK: - Running
+
+extension OperationStore {
+  /// Runs the operation and waits for its value.
+  ///
+  /// Cancelling the calling task cancels the run. A cancelled run is recorded like a failed
+  /// one: the store's status becomes `.result(.failure(CancellationError()))`
+  /// (``OperationStatus/isCancelled`` is `true`), and this method throws the `CancellationError`.
+  ///
+  /// - Parameters:
+  ///   - context: The context of the run; the store's context by default.
+  ///   - handler: Receives the events of this run only; it does not count as a subscriber.
+  /// - Returns: The value of the run.
+  /// - Throws: The error of the run, `CancellationError` when it was cancelled.
+  @discardableResult
+  public func run(
+    using context: OperationContext? = nil,
+    handler: OperationEventHandler<State> = OperationEventHandler()
+  ) async throws(State.Failure) -> State.OperationValue {
+    try await self.runTask(using: context, handler: handler, name: "Task").runIfNeeded()
+  }
+
+  /// Creates a run of the operation without starting it.
+  ///
+  /// The state starts loading at once; the run starts when the task is first awaited. Unless the
+  /// context names the task, it is named after the store, for example
+  /// `OperationStore<QueryState<Int, Error>> Task`.
+  ///
+  /// - Parameter context: The context of the run; the store's context by default.
+  /// - Returns: The task of the run.
+  public func runTask(
+    using context: OperationContext? = nil
+  ) -> OperationTask<State.OperationValue, State.Failure> {
+    self.runTask(using: context, handler: nil, name: "Task")
+  }
+
+  /// Creates a run with a handler for its events and a default task name suffix.
+  package func runTask(
+    using context: OperationContext?,
+    handler: OperationEventHandler<State>?,
+    name: String,
+    overridesName: Bool = false
+  ) -> OperationTask<State.OperationValue, State.Failure> {
+    // NB: A handler without callbacks (the default of `fetch()`) receives nothing, so the run
+    // does without one and skips delivering events nobody receives.
+    let handler = handler.flatMap { $0.isEmpty ? nil : $0 }
+    return self.lock.withLock { storage in
+      self.makeTask(
+        in: &storage,
+        context: context,
+        handler: handler,
+        name: name,
+        overridesName: overridesName
+      )
+    }
+  }
+
+  func makeTask(
+    in storage: inout Storage,
+    context: OperationContext?,
+    handler: OperationEventHandler<State>?,
+    name: String,
+    overridesName: Bool
+  ) -> OperationTask<State.OperationValue, State.Failure> {
+    var context = context ?? storage.context
+    // NB: The run adds a few entries; making room once spares the context several reallocations.
+    context.reserveCapacity(context.count + 5)
+    let order = storage.runs.createRun()
+    let sequence = order.sequence
+    context.storeRunOrder = order
+    context.runningOperationStore = OpaqueOperationStore(erasing: self)
+    context.runEventHandler = handler.map(RunEventHandler.init)
+    context.operationEventSink = self.eventSink(for: handler, in: &storage)
+    if overridesName || context.operationTaskConfiguration.name == nil {
+      context.operationTaskConfiguration.name = Self.defaultTaskName(suffix: name, in: &storage)
+    }
+    var task = OperationTask<State.OperationValue, State.Failure>(context: context) {
+      task throws(State.Failure) in
+      try await self.execute(task, sequence: sequence)
+    }
+    storage.state.scheduleFetchTask(&task)
+    storage.runs.attach(task, toRun: sequence)
+    self.notifyStateChanged(storage, runHandler: handler)
+    return task
+  }
+
+  private func eventSink(
+    for handler: OperationEventHandler<State>?,
+    in storage: inout Storage
+  ) -> OperationEventSink {
+    if handler == nil, let sink = storage.eventSink {
+      return sink
+    }
+    let sink = OperationEventSink { [weak self] event, eventContext in
+      self?.notify(runHandler: handler) { $0.onOperationEvent?(event, eventContext) }
+    }
+    if handler == nil {
+      storage.eventSink = sink
+    }
+    return sink
+  }
+
+  private static func defaultTaskName(suffix: String, in storage: inout Storage) -> String {
+    if let cached = storage.taskNames.first(where: { $0.suffix == suffix }) {
+      return cached.name
+    }
+    let name = "\(typeName(Self.self)) \(suffix)"
+    storage.taskNames.append((suffix, name))
+    return name
+  }
+
+  private func execute(
+    _ task: OperationTask<State.OperationValue, State.Failure>,
+    sequence: Int
+  ) async throws(State.Failure) -> State.OperationValue {
+    let context = task.context
+    let handler = context.runEventHandler?.base as? OperationEventHandler<State>
+    self.lock.withLock { storage in
+      guard Self.hasReceivers(storage, runHandler: handler) else { return }
+      self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
+    }
+    let run = StoreRun(store: self, enclosing: StoreRun.current)
+    // NB: Checked only inside another run, which costs a fetch from outside any run nothing.
+    let cycle = run.enclosing == nil ? nil : run.cycle
+    let continuation = OperationContinuation<State.OperationValue, State.Failure> {
+      result,
+      yieldContext in
+      self.receive(
+        result,
+        context: yieldContext ?? context,
+        for: task,
+        sequence: sequence,
+        handler: handler
+      )
+    }
+    func runOperation() async -> Result<State.OperationValue, State.Failure> {
+      do throws(State.Failure) {
+        return .success(try await self.operation.run(in: context, with: continuation))
+      } catch {
+        return .failure(error)
+      }
+    }
+    // NB: A run that is part of a cycle fails at once (see `OperationCycleError`); instruments
+    // still see it, as a run that failed. Every other run is the current run of its task while
+    // its operation runs, so that the runs the operation starts find it.
+    func runOrRefuse() async -> Result<State.OperationValue, State.Failure> {
+      if let cycle {
+        return .failure(Self.cycleFailure(cycle))
+      }
+      return await StoreRun.$current.withValue(run) { await runOperation() }
+    }
+    let result = await context.performWork(.run) { await runOrRefuse() }
+    var finalContext = context
+    finalContext.operationResultUpdateReason = .returnedFinalResult
+    // NB: A run's effects end before its result is recorded, so that a mutation stays loading
+    // while, for example, the stores it invalidates run again. Most runs have none, and their
+    // result is recorded under the lock that finds none.
+    let effectEnds = self.lock.withLock { storage -> [RunEffects.End]? in
+      if storage.runs.hasEffects {
+        let ends = storage.runs.takeEffectEnds(ofRun: sequence)
+        if !ends.isEmpty { return ends }
+      }
+      self.recordReturn(
+        result,
+        ofRun: sequence,
+        task: task,
+        context: finalContext,
+        handler: handler,
+        in: &storage
+      )
+      return nil
+    }
+    if let effectEnds {
+      await RunEffects.end(effectEnds, with: result.map { $0 as any Sendable }.mapError { $0 })
+      self.lock.withLock { storage in
+        self.recordReturn(
+          result,
+          ofRun: sequence,
+          task: task,
+          context: finalContext,
+          handler: handler,
+          in: &storage
+        )
+      }
+    }
+    return try result.get()
+  }
+
+  /// Records that a run returned, under the store's lock: its events, its result when the state
+  /// accepts it, and the collection timer when the store became unobserved.
+  private func recordReturn(
+    _ result: Result<State.OperationValue, State.Failure>,
+    ofRun sequence: Int,
+    task: OperationTask<State.OperationValue, State.Failure>,
+    context: OperationContext,
+    handler: OperationEventHandler<State>?,
+    in storage: inout Storage
+  ) {
+    if Self.hasReceivers(storage, runHandler: handler) {
+      let runContext = task.context
+      self.notify(storage, runHandler: handler) {
+        $0.onResultReceived?(result, context)
+        $0.onRunEnded?(runContext)
+      }
+    }
+    let isSuccess: Bool
+    if case .success = result { isSuccess = true } else { isSuccess = false }
+    // NB: Marked under the lock that yields take, so that a yield either lands before the final
+    // result or is ignored; it can never overwrite the final result.
+    let action = storage.runs.returned(
+      run: sequence,
+      succeeded: isSuccess,
+      canCollect: storage.canCollect
+    )
+    if action.recordsResult {
+      var finishedTask = task
+      finishedTask.context = context
+      storage.state.update(with: result, for: finishedTask)
+      if isSuccess {
+        self.notifyValueRecorded(storage)
+      }
+    }
+    if action.finishesRun {
+      storage.state.finishFetchTask(task)
+    }
+    self.notifyStateChanged(storage, runHandler: handler)
+    if let generation = action.startsCollectionTimer {
+      self.startCollectionTimer(generation: generation, in: &storage)
+    }
+  }
+
+  private func receive(
+    _ result: sending Result<State.OperationValue, State.Failure>,
+    context: OperationContext,
+    for task: OperationTask<State.OperationValue, State.Failure>,
+    sequence: Int,
+    handler: OperationEventHandler<State>?
+  ) {
+    var context = context
+    context.operationResultUpdateReason = .yieldedResult
+    let result = result
+    context.yieldWillLockStore?()
+    self.lock.withLock { storage in
+      guard !storage.runs.hasReturned(sequence) else {
+        reportWarning(.queryYieldedAfterReturning(result))
+        return
+      }
+      if Self.hasReceivers(storage, runHandler: handler) {
+        self.notify(storage, runHandler: handler) { [context] in
+          $0.onResultReceived?(result, context)
+        }
+      }
+      guard storage.runs.yielded(byRun: sequence) else { return }
+      var yieldingTask = task
+      yieldingTask.context = context
+      storage.state.update(with: result, for: yieldingTask)
+      if case .success = result {
+        self.notifyValueRecorded(storage)
+      }
+      self.notifyStateChanged(storage, runHandler: handler)
+    }
+  }
+}
+
+// MARK: - Context entries
+
+extension OperationContext {
+  /// The store that is running the operation, inside a run.
+  public var runningOperationStore: OpaqueOperationStore? {
+    get { self[RunningOperationStoreKey.self] }
+    set { self[RunningOperationStoreKey.self] = newValue }
+  }
+
+  private enum RunningOperationStoreKey: Key {
+    static let defaultValue: OpaqueOperationStore? = nil
+  }
+
+  fileprivate var runEventHandler: RunEventHandler? {
+    get { self[RunEventHandlerKey.self] }
+    set { self[RunEventHandlerKey.self] = newValue }
+  }
+
+  private enum RunEventHandlerKey: Key {
+    static let defaultValue: RunEventHandler? = nil
+  }
+}
+
+extension OperationContext {
+  /// Called by a yield right before it takes the store's lock, so that a test can hold a yield
+  /// there while the run returns.
+  package var yieldWillLockStore: (@Sendable () -> Void)? {
+    get { self[YieldWillLockStoreKey.self] }
+    set { self[YieldWillLockStoreKey.self] = newValue }
+  }
+
+  private enum YieldWillLockStoreKey: Key {
+    static let defaultValue: (@Sendable () -> Void)? = nil
+  }
+
+  /// Where an operation sends events of its own kind during a run, for example the page events
+  /// of a paginated request; `nil` outside a store's run.
+  ///
+  /// The store delivers each event to its subscribers' and the run handler's
+  /// `onOperationEvent`, in order with its other events.
+  package var operationEventSink: OperationEventSink? {
+    get { self[OperationEventSinkKey.self] }
+    set { self[OperationEventSinkKey.self] = newValue }
+  }
+
+  private enum OperationEventSinkKey: Key {
+    static let defaultValue: OperationEventSink? = nil
+  }
+}
+
+/// Delivers an operation's own events to the subscribers of the store that runs it.
+package struct OperationEventSink: Sendable {
+  private let deliver: @Sendable (any Sendable, OperationContext) -> Void
+
+  package init(deliver: @escaping @Sendable (any Sendable, OperationContext) -> Void) {
+    self.deliver = deliver
+  }
+
+  /// Sends an event to the store's subscribers and to the run's handler.
+  ///
+  /// - Parameters:
+  ///   - event: The event.
+  ///   - context: The context of the event.
+  package func send(_ event: any Sendable, in context: OperationContext) {
+    self.deliver(event, context)
+  }
+}
+
+/// The event handler of one run, carried in the run's context so that its events reach it alone.
+private struct RunEventHandler: Sendable {
+  let base: any Sendable
+}
