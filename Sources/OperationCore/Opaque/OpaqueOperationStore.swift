@@ -17,6 +17,15 @@ public final class OpaqueOperationStore: Sendable {
     self.operationType = base.lookupOperationType
   }
 
+  /// Erases a store whose lookup type the caller read already, under the store's lock.
+  package init(
+    erasing base: OperationStore<some OperationState & Sendable>,
+    operationType: (any Any.Type)?
+  ) {
+    self.erased = base
+    self.operationType = operationType
+  }
+
   /// The type of operation that finds this store in a client, as the store recorded it when
   /// erased: the type a client or `createStore` was asked for when it made the store, or the
   /// first type that found it; `nil` for a store that no operation has found yet.

@@ -1,4 +1,5 @@
-/// The mutations that protect a store, and the optimistic changes they show.
+/// The optimistic changes that mutations show in a store: the value before them, and the changes
+/// in flight. (The store's `StoreRunStateMachine` counts the protections.)
 package struct MutationProtection<Value: Sendable>: Sendable {
   package typealias Change = @Sendable (inout Value) -> Void
 
@@ -12,12 +13,6 @@ package struct MutationProtection<Value: Sendable>: Sendable {
   private var base: Value?
   private var entries = [Entry]()
   private var nextID = 0
-
-  /// The number of mutations protecting the store.
-  package private(set) var count = 0
-
-  /// Whether a run's result was refused during the protection.
-  package var refusedResults = false
 
   /// Bumped by every change to the base or the changes, so that a value computed from an older
   /// snapshot is not shown.
@@ -36,7 +31,6 @@ package struct MutationProtection<Value: Sendable>: Sendable {
   package mutating func begin(change: Change?, base: Value) -> Int {
     let id = self.nextID
     self.nextID += 1
-    self.count += 1
     guard let change else { return id }
     if self.base == nil {
       self.base = base
@@ -48,7 +42,6 @@ package struct MutationProtection<Value: Sendable>: Sendable {
 
   /// Ends a protection; returns whether the value must be computed again.
   package mutating func end(id: Int, keepsChange: Bool) -> Bool {
-    self.count -= 1
     guard let index = self.entries.firstIndex(where: { $0.id == id }) else { return false }
     if keepsChange {
       self.entries[index].isCommitted = true

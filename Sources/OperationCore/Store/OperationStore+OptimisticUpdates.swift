@@ -48,7 +48,8 @@ extension OperationStore {
     change: (@Sendable (inout State.StateValue) -> Void)? = nil
   ) -> OptimisticUpdate {
     let id = self.lock.withLock { storage in
-      storage.runs.beginProtection(change: change, base: storage.state.currentValue)
+      storage.runs.beginProtection()
+      return storage.optimistic.begin(change: change, base: storage.state.currentValue)
     }
     return OptimisticUpdate { [self] keepsChange in
       self.endProtection(id: id, keepsChange: keepsChange)
@@ -56,13 +57,13 @@ extension OperationStore {
   }
 
   private func endProtection(id: Int, keepsChange: Bool) {
-    let action = self.lock.withLock { storage in
-      storage.runs.endProtection(id: id, keepsChange: keepsChange)
+    let (reapplies, reruns) = self.lock.withLock { storage in
+      (storage.optimistic.end(id: id, keepsChange: keepsChange), storage.runs.endProtection())
     }
-    if action.reappliesChanges {
+    if reapplies {
       self.reapplyOptimisticChanges(using: nil)
     }
-    if action.reruns, self.isAutomaticRunningEnabled {
+    if reruns, self.isAutomaticRunningEnabled {
       self.invalidateAndRerun()
     }
   }
@@ -71,14 +72,15 @@ extension OperationStore {
   /// it unless the changes or the earlier value changed meanwhile (whoever changed them computes
   /// again).
   func reapplyOptimisticChanges(using context: OperationContext?) {
-    let snapshot = self.lock.withLock { $0.runs.protection.snapshot }
+    let snapshot = self.lock.withLock { $0.optimistic.snapshot }
     guard let snapshot else { return }
     var value = snapshot.base
     for change in snapshot.changes {
       change(&value)
     }
     self.lock.withLock { storage in
-      guard storage.runs.optimisticValueComputed(version: snapshot.version) else { return }
+      guard storage.optimistic.version == snapshot.version else { return }
+      storage.optimistic.applied()
       storage.state.update(with: .success(value), using: context ?? storage.context)
       self.notifyValueRecorded(storage)
       self.notifyStateChanged(storage, runHandler: nil)
@@ -93,12 +95,12 @@ extension OperationStore {
   ) {
     while true {
       let (current, count, version) = self.lock.withLock {
-        ($0.state.currentValue, $0.state.valueUpdateCount, $0.runs.protection.version)
+        ($0.state.currentValue, $0.state.valueUpdateCount, $0.optimistic.version)
       }
       var value = current
       transform(&value)
       let rebased = self.lock.withLock { storage -> Bool? in
-        guard storage.state.valueUpdateCount == count, storage.runs.protection.version == version
+        guard storage.state.valueUpdateCount == count, storage.optimistic.version == version
         else { return nil }
         return self.record(.success(value), using: context, in: &storage)
       }
@@ -117,8 +119,12 @@ extension OperationStore {
     using context: OperationContext?,
     in storage: inout Storage
   ) -> Bool {
-    if case .success(let value) = result, storage.runs.valueSet(value) {
-      return true
+    if case .success(let value) = result {
+      if storage.optimistic.hasChanges {
+        storage.optimistic.rebase(on: value)
+        return true
+      }
+      storage.runs.valueSet()
     }
     storage.state.update(with: result, using: context ?? storage.context)
     if case .success = result {

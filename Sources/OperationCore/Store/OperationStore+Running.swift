@@ -68,7 +68,10 @@ extension OperationStore {
     let order = storage.runs.createRun()
     let sequence = order.sequence
     context.storeRunOrder = order
-    context.runningOperationStore = OpaqueOperationStore(erasing: self)
+    context.runningOperationStore = OpaqueOperationStore(
+      erasing: self,
+      operationType: storage.lookupOperationType
+    )
     context.runEventHandler = handler.map(RunEventHandler.init)
     context.operationEventSink = self.eventSink(for: handler, in: &storage)
     if overridesName || context.operationTaskConfiguration.name == nil {
@@ -79,11 +82,12 @@ extension OperationStore {
       try await self.execute(task, sequence: sequence)
     }
     storage.state.scheduleFetchTask(&task)
-    storage.runs.attach(task, toRun: sequence)
+    storage.runs.attach(task.handle, toRun: sequence)
     self.notifyStateChanged(storage, runHandler: handler)
     return task
   }
 
+  @inline(__always)
   private func eventSink(
     for handler: OperationEventHandler<State>?,
     in storage: inout Storage
@@ -100,6 +104,7 @@ extension OperationStore {
     return sink
   }
 
+  @inline(__always)
   private static func defaultTaskName(suffix: String, in storage: inout Storage) -> String {
     if let cached = storage.taskNames.first(where: { $0.suffix == suffix }) {
       return cached.name

@@ -45,7 +45,7 @@ extension OperationStore {
           name: "Task",
           overridesName: false
         )
-        storage.runs.automaticRunStarted(task)
+        storage.runs.automaticRunStarted(task.handle)
         return task
       }
       automaticRun?.start()

@@ -47,12 +47,7 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
   let instrumentation: StoreInstrumentation?
 
   /// A store's bookkeeping of its runs, observers and collection; see `StoreRunStateMachine`.
-  typealias Runs = StoreRunStateMachine<
-    OperationTask<State.OperationValue, State.Failure>,
-    Task<Void, Never>,
-    State.StateValue,
-    RunEffects.End
-  >
+  typealias Runs = StoreRunStateMachine<OperationTaskHandle, Task<Void, Never>, RunEffects.End>
 
   struct Storage: Sendable {
     var state: State
@@ -60,6 +55,8 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     /// Which runs are in flight and whose results reach the state, the invalidation, the
     /// mutations protecting the store, the number of subscribers and the collection timer.
     var runs = Runs()
+    /// The value under the optimistic changes in flight, and the changes.
+    var optimistic = MutationProtection<State.StateValue>()
     var subscribers = Subscribers<OperationEventHandler<State>>()
     /// Handlers told of each value the state records, without counting as subscribers; see
     /// `observeRecordedValues(_:)`.
@@ -218,6 +215,7 @@ extension OperationStore {
   public func resetState(using context: OperationContext? = nil) {
     self.lock.withLock { storage in
       storage.runs.reset()
+      storage.optimistic.dropChanges()
       let effect = storage.state.reset(using: context ?? storage.context)
       self.notifyStateChanged(storage, runHandler: nil)
       self.lock.enqueue { effect.tasksCancellable.cancel() }

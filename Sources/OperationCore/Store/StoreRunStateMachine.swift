@@ -27,15 +27,14 @@
 /// - The effects that a modifier starts once per run end once the run's last attempt is over,
 ///   the last started first.
 ///
-/// It is generic over what it keeps, so that its tests use plain values: the store keeps
-/// operation tasks, Swift tasks as timers, its value type for optimistic changes, and closures
-/// that end run effects.
-package struct StoreRunStateMachine<
-  RunTask: Sendable,
-  Timer: Sendable,
-  Value: Sendable,
-  EffectEnd: Sendable
->: Sendable {
+/// It is generic over what it keeps, so that its tests use plain values: the store keeps handles
+/// of operation tasks, Swift tasks as timers, and closures that end run effects. None of them
+/// depends on the store's state type, so that the store's code uses the machine specialized,
+/// with no generic metadata to look up at run time. The optimistic values themselves are the
+/// store's (`MutationProtection`); the machine counts the protections.
+package struct StoreRunStateMachine<RunTask: Sendable, Timer: Sendable, EffectEnd: Sendable>:
+  Sendable
+{
   /// A run created and not yet returned.
   private struct Run: Sendable {
     /// The run's task, once the owner attached it.
@@ -71,8 +70,11 @@ package struct StoreRunStateMachine<
   /// invalidated.
   private var invalidatedFrom: Int?
 
-  /// The mutations protecting the store, and their optimistic changes.
-  package private(set) var protection = MutationProtection<Value>()
+  /// The number of mutations protecting the store.
+  package private(set) var protectionCount = 0
+
+  /// Whether a run's result was refused during the current protection.
+  private var refusedResults = false
 
   /// The number of subscribers.
   package private(set) var subscriberCount = 0
@@ -181,8 +183,8 @@ extension StoreRunStateMachine {
 
   private mutating func accepts(_ number: Int) -> Bool {
     guard number >= self.resultFloor else { return false }
-    guard self.protection.count == 0 else {
-      self.protection.refusedResults = true
+    guard self.protectionCount == 0 else {
+      self.refusedResults = true
       return false
     }
     return true
@@ -193,13 +195,12 @@ extension StoreRunStateMachine {
     self.runs.values.compactMap { $0.isCounted ? $0.task : nil }
   }
 
-  /// The store is reset: every run in flight is superseded and stops counting, the invalidation
-  /// and the optimistic changes are dropped.
+  /// The store is reset: every run in flight is superseded and stops counting, and the
+  /// invalidation is dropped.
   package mutating func reset() {
     self.resetFloor = self.nextRunNumber
     self.resultFloor = self.nextRunNumber
     self.invalidatedFrom = nil
-    self.protection.dropChanges()
     for number in self.runs.keys {
       self.runs[number]?.isCounted = false
     }
@@ -215,68 +216,33 @@ extension StoreRunStateMachine {
     }
   }
 
-  /// A value is set on the store directly (a failure set on it changes nothing here).
-  ///
-  /// - Returns: Whether the value becomes the base of the optimistic changes in flight (which
-  ///   the owner applies again on top of it) instead of reaching the state now.
-  package mutating func valueSet(_ value: Value) -> Bool {
-    if self.protection.hasChanges {
-      self.protection.rebase(on: value)
-      return true
-    }
+  /// A value is set on the store directly (a failure set on it changes nothing here); it ends
+  /// an invalidation.
+  package mutating func valueSet() {
     self.invalidatedFrom = nil
-    return false
   }
 }
 
 // MARK: - Protection
 
 extension StoreRunStateMachine {
-  /// A mutation protects the store, with an optimistic change or without.
+  /// A mutation protects the store: until the last protection ends, no result reaches the state.
+  package mutating func beginProtection() {
+    self.protectionCount += 1
+  }
+
+  /// A mutation's protection ended.
   ///
-  /// - Returns: The protection's id, to end it with.
-  package mutating func beginProtection(
-    change: MutationProtection<Value>.Change?,
-    base: Value
-  ) -> Int {
-    self.protection.begin(change: change, base: base)
-  }
-
-  /// What the owner does once a protection ended.
-  package struct ProtectionEndAction: Sendable, Equatable {
-    /// Whether the value with the changes in flight must be computed again.
-    package var reappliesChanges = false
-    /// Whether the store runs again (when automatic running is enabled), because a result was
-    /// refused during the protection and the store has subscribers.
-    package var reruns = false
-
-    package init(reappliesChanges: Bool = false, reruns: Bool = false) {
-      self.reappliesChanges = reappliesChanges
-      self.reruns = reruns
-    }
-  }
-
-  /// A mutation's protection ends; its change is kept or rolled back.
-  package mutating func endProtection(id: Int, keepsChange: Bool) -> ProtectionEndAction {
-    var action = ProtectionEndAction()
-    action.reappliesChanges = self.protection.end(id: id, keepsChange: keepsChange)
-    guard self.protection.count == 0 else { return action }
+  /// - Returns: Whether the store runs again (when automatic running is enabled), because a
+  ///   result was refused during the protection and the store has subscribers.
+  package mutating func endProtection() -> Bool {
+    self.protectionCount -= 1
+    guard self.protectionCount == 0 else { return false }
     self.resultFloor = self.nextRunNumber
-    guard self.protection.refusedResults else { return action }
-    self.protection.refusedResults = false
+    guard self.refusedResults else { return false }
+    self.refusedResults = false
     self.invalidate(supersedingRuns: false)
-    action.reruns = self.subscriberCount > 0
-    return action
-  }
-
-  /// The value computed from the optimistic changes of `version` is shown, when it still is the
-  /// current version.
-  ///
-  /// - Returns: Whether the value may be shown.
-  package mutating func optimisticValueComputed(version: Int) -> Bool {
-    guard self.protection.version == version else { return false }
-    self.protection.applied()
-    return true
+    return self.subscriberCount > 0
   }
 }
 

@@ -112,6 +112,12 @@ extension OperationTask {
     self.core.start(context: self.context)
   }
 
+  /// A handle that cancels this task, whose type does not depend on the task's value and
+  /// failure types; stores keep their runs by it.
+  package var handle: OperationTaskHandle {
+    OperationTaskHandle(core: self.core)
+  }
+
   /// Cancels the task.
   ///
   /// A running task's Swift `Task` is cancelled; a task that has not started starts already
@@ -438,3 +444,15 @@ private final class OperationTaskCore: Sendable {
 /// address is the start of the lock's storage, and the thread sanitizer took every thread's
 /// unlocked read there (the object's header) for a race with the locked access to the value.
 private let schedulingLock = Lock(0)
+
+// MARK: - Handle
+
+/// Cancels an ``OperationTask`` whatever its value and failure types.
+package struct OperationTaskHandle: Sendable {
+  fileprivate let core: OperationTaskCore
+
+  /// Cancels the task; see ``OperationTask/cancel()``.
+  package func cancel() {
+    self.core.cancel()
+  }
+}

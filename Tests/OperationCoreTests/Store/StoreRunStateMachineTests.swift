@@ -2,9 +2,9 @@ import OperationCore
 import PropertyBased
 import Testing
 
-/// The machine as these tests drive it: a run's task is its number, a timer is its generation, a
-/// value is an `Int`, and an effect's end is the identity of the modifier that started it.
-private typealias Machine = StoreRunStateMachine<Int, Int, Int, Int>
+/// The machine as these tests drive it: a run's task is its number, a timer is its generation, and
+/// an effect's end is the identity of the modifier that started it.
+private typealias Machine = StoreRunStateMachine<Int, Int, Int>
 
 @Suite struct `StoreRunStateMachine tests` {
   // MARK: - Runs
@@ -99,7 +99,7 @@ private typealias Machine = StoreRunStateMachine<Int, Int, Int, Int>
   @Test func `A Value Set Ends An Invalidation, And A Reset Drops It`() {
     var machine = Machine()
     machine.invalidate(supersedingRuns: false)
-    #expect(machine.valueSet(1) == false)
+    machine.valueSet()
     #expect(!machine.isInvalidated)
     machine.invalidate(supersedingRuns: false)
     machine.reset()
@@ -111,32 +111,31 @@ private typealias Machine = StoreRunStateMachine<Int, Int, Int, Int>
   @Test func `Results Are Refused While A Mutation Protects The Store`() {
     var machine = Machine()
     let run = machine.createRun().sequence
-    let protection = machine.beginProtection(change: nil, base: 0)
+    machine.beginProtection()
     #expect(machine.yielded(byRun: run) == false)
     #expect(!machine.returned(run: run, succeeded: true, canCollect: false).recordsResult)
     _ = machine.subscribed()
-    let action = machine.endProtection(id: protection, keepsChange: true)
-    #expect(action == .init(reappliesChanges: false, reruns: true))
+    #expect(machine.endProtection() == true)
     #expect(machine.isInvalidated)
   }
 
   @Test func `A Refused Result Invalidates Without A Rerun When Nobody Subscribes`() {
     var machine = Machine()
     let run = machine.createRun().sequence
-    let protection = machine.beginProtection(change: nil, base: 0)
+    machine.beginProtection()
     _ = machine.returned(run: run, succeeded: true, canCollect: false)
-    let action = machine.endProtection(id: protection, keepsChange: true)
-    #expect(!action.reruns)
+    #expect(machine.endProtection() == false)
     #expect(machine.isInvalidated)
   }
 
   @Test func `The End Of The Last Protection Supersedes The Runs Created Before It`() {
     var machine = Machine()
-    let first = machine.beginProtection(change: nil, base: 0)
-    let second = machine.beginProtection(change: nil, base: 0)
+    machine.beginProtection()
+    machine.beginProtection()
     let during = machine.createRun().sequence
-    #expect(machine.endProtection(id: first, keepsChange: true) == .init())
-    #expect(machine.endProtection(id: second, keepsChange: true) == .init())
+    #expect(machine.endProtection() == false)
+    #expect(machine.protectionCount == 1)
+    #expect(machine.endProtection() == false)
     #expect(!machine.isInvalidated)
     #expect(!machine.returned(run: during, succeeded: true, canCollect: false).recordsResult)
     let after = machine.createRun().sequence
@@ -148,23 +147,11 @@ private typealias Machine = StoreRunStateMachine<Int, Int, Int, Int>
     let run = machine.createRun().sequence
     machine.invalidate(supersedingRuns: true)
     _ = machine.returned(run: machine.createRun().sequence, succeeded: true, canCollect: false)
-    let protection = machine.beginProtection(change: nil, base: 0)
+    machine.beginProtection()
     _ = machine.returned(run: run, succeeded: true, canCollect: false)
     _ = machine.subscribed()
-    #expect(machine.endProtection(id: protection, keepsChange: true) == .init())
+    #expect(machine.endProtection() == false)
     #expect(!machine.isInvalidated)
-  }
-
-  @Test func `A Value Set During Optimistic Changes Becomes Their Base`() {
-    var machine = Machine()
-    let protection = machine.beginProtection(change: { $0 += 1 }, base: 1)
-    #expect(machine.valueSet(10) == true)
-    let snapshot = machine.protection.snapshot
-    #expect(snapshot?.base == 10)
-    #expect(machine.optimisticValueComputed(version: snapshot?.version ?? -1) == true)
-    #expect(machine.optimisticValueComputed(version: (snapshot?.version ?? 0) - 1) == false)
-    let action = machine.endProtection(id: protection, keepsChange: false)
-    #expect(action.reappliesChanges)
   }
 
   // MARK: - Observation
@@ -361,11 +348,12 @@ private struct Harness {
     case 6:
       self.invalidateAndRerun()
     case 7:
-      self.protections.append(self.machine.beginProtection(change: nil, base: 0))
+      self.machine.beginProtection()
+      self.protections.append(self.now)
     case 8:
       guard !self.protections.isEmpty else { return }
-      let id = self.protections.remove(at: target % self.protections.count)
-      let action = self.machine.endProtection(id: id, keepsChange: target % 3 != 0)
+      self.protections.remove(at: target % self.protections.count)
+      let action = self.machine.endProtection()
       var reruns = false
       if self.protections.isEmpty {
         self.lastSupersedingAt = self.now
@@ -375,7 +363,7 @@ private struct Harness {
           reruns = self.subscribers > 0
         }
       }
-      #expect(action == .init(reappliesChanges: false, reruns: reruns))
+      #expect(action == reruns)
       if reruns {
         self.now += 1
         self.invalidateAndRerun()
@@ -422,7 +410,7 @@ private struct Harness {
       let stale = self.machine.collectionGeneration - 1 - target % 3
       #expect(self.machine.collectionTimerFired(generation: stale) == false)
     default:
-      #expect(self.machine.valueSet(target) == false)
+      self.machine.valueSet()
       self.invalidatedAt = nil
     }
   }
@@ -461,7 +449,7 @@ private struct Harness {
     #expect(self.machine.subscriberCount == self.subscribers)
     #expect(self.machine.isCollected == self.isCollected)
     #expect(self.machine.isUnobserved == self.isUnobserved)
-    #expect(self.machine.protection.count == self.protections.count)
+    #expect(self.machine.protectionCount == self.protections.count)
     let cancellable = self.runs.filter { !$0.hasReturned && $0.createdAt > self.lastResetAt }
       .map(\.number)
     #expect(self.machine.runsToCancel.sorted() == cancellable)
