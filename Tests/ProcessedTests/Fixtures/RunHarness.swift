@@ -294,6 +294,7 @@ final class RunHarness {
     interrupts: Interrupts? = nil,
     yielding block: @escaping YieldingBlock
   ) -> Task<Void, Never> {
+    precondition(self.subject.isLoadable, "Only a loadable state loads with a yielding block.")
     let model = self.loadable
     switch (self.subject == .loadableBinding, interrupts) {
     case (false, nil): return model.load(\.loadable, silently: silently, block: block)
@@ -324,6 +325,7 @@ final class RunHarness {
     interrupts: Interrupts? = nil,
     yielding block: @escaping YieldingBlock
   ) async {
+    precondition(self.subject.isLoadable, "Only a loadable state loads with a yielding block.")
     let model = self.loadable
     switch (self.subject == .loadableBinding, interrupts) {
     case (false, nil): await model.load(\.loadable, silently: silently, block: block)
