@@ -1,3 +1,22 @@
+/// A state that the run engine drives: ``LoadableState`` and ``ProcessState``.
+///
+/// Together with ``RunKind``, it is all the engine knows about a family: what a reset sets, and
+/// which errors thrown from a run ask for a cancel or a reset.
+protocol ControlledState {
+  /// The error that cancels a run when thrown from it (``CancelLoadable``, ``CancelProcess``).
+  associatedtype CancelRequest: Error
+
+  /// The error that resets the state when thrown from a run (``ResetLoadable``,
+  /// ``ResetProcess``).
+  associatedtype ResetRequest: Error
+
+  /// The state a reset sets: ``LoadableState/absent`` or ``ProcessState/idle``.
+  static var resetState: Self { get }
+
+  /// Whether the state already is ``resetState``.
+  var isResetState: Bool { get }
+}
+
 /// The plan of one run: how it changes the state when it starts and when it fails, and its work.
 struct RunPlan<State> {
   /// Whether the run skips its starting state.
@@ -14,8 +33,9 @@ struct RunPlan<State> {
   var body: @MainActor (_ yield: @escaping @MainActor (State) -> Void) async throws -> State?
 }
 
-/// Runs the work of a state, whatever holds the state: an object's property (``LoadableSupport``,
-/// ``ProcessSupport``) or a wrapper's storage (``Loadable``, ``Process``, and their bindings).
+/// Runs the work of a state, whatever holds the state and whatever its family: the one engine
+/// behind ``LoadableBinding`` and ``ProcessBinding``, and through them behind ``LoadableSupport``,
+/// ``ProcessSupport``, ``Loadable`` and ``Process``.
 ///
 /// Rules shared by every run:
 /// - Starting a run cancels the task in the slot first: a new load replaces the previous one.
@@ -24,15 +44,14 @@ struct RunPlan<State> {
 ///   never overwrite its successor.
 /// - `CancellationError` leaves the state as it is; a cancel request cancels the run; a reset
 ///   request resets the state and cancels the run; any other error becomes the failed state.
+///
+/// Everything here, the state it reads and writes included, lives on the main actor: no lock is
+/// involved, and `read` hands the state only to main-actor code.
 @MainActor
-struct StateController<State> {
+struct StateController<State: ControlledState> {
   let read: @MainActor () -> State
   let write: @MainActor (State) -> Void
   let slot: any TaskSlot
-  /// The reset state, or `nil` when the state is already reset.
-  let resetState: @MainActor (State) -> State?
-  let isCancelRequest: @MainActor (any Error) -> Bool
-  let isResetRequest: @MainActor (any Error) -> Bool
 
   /// Cancels the running task, if any; the state is left as it is.
   func cancel() {
@@ -41,9 +60,7 @@ struct StateController<State> {
 
   /// Resets the state, unless it is already reset, then cancels the running task.
   func reset() {
-    if let state = self.resetState(self.read()) {
-      self.write(state)
-    }
+    self.resetState()
     self.slot.cancel()
   }
 
@@ -75,6 +92,11 @@ struct StateController<State> {
     await self.perform(plan, token: nil)
   }
 
+  private func resetState() {
+    guard !self.read().isResetState else { return }
+    self.write(State.resetState)
+  }
+
   private func begin(_ plan: RunPlan<State>) {
     guard !plan.silently, let state = plan.starting(self.read()) else { return }
     self.write(state)
@@ -93,16 +115,40 @@ struct StateController<State> {
       }
     } catch {
       guard !Task.isCancelled, !(error is CancellationError) else { return }
-      if self.isCancelRequest(error) {
+      if error is State.CancelRequest {
         self.slot.cancel(ifHolding: token)
-      } else if self.isResetRequest(error) {
-        if let state = self.resetState(self.read()) {
-          self.write(state)
-        }
+      } else if error is State.ResetRequest {
+        self.resetState()
         self.slot.cancel(ifHolding: token)
       } else {
         self.write(plan.failed(error))
       }
     }
+  }
+}
+
+extension StateController {
+  /// A controller for a state property of an object, with the object's slot for that property.
+  ///
+  /// - Parameters:
+  ///   - object: The object that holds the state.
+  ///   - keyPath: The key path of the state.
+  init<Root: AnyObject>(_ object: Root, _ keyPath: ReferenceWritableKeyPath<Root, State>) {
+    self.init(
+      read: { object[keyPath: keyPath] },
+      write: { object[keyPath: keyPath] = $0 },
+      slot: ObjectTaskSlot(object: object, keyPath: keyPath)
+    )
+  }
+
+  /// A controller for the state of a wrapper's storage, with the storage's slot.
+  ///
+  /// - Parameter storage: The storage.
+  init(_ storage: StateStorage<State>) {
+    self.init(
+      read: { storage.state },
+      write: { storage.state = $0 },
+      slot: storage.slot
+    )
   }
 }

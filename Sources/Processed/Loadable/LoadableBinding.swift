@@ -55,15 +55,11 @@ public struct LoadableBinding<Value> {
     get: @escaping @MainActor () -> LoadableState<Value>,
     set: @escaping @MainActor (LoadableState<Value>) -> Void
   ) {
-    self.init(read: get, write: set, slot: OwnedTaskSlot())
+    self.init(controller: StateController(read: get, write: set, slot: OwnedTaskSlot()))
   }
 
-  init(
-    read: @escaping @MainActor () -> LoadableState<Value>,
-    write: @escaping @MainActor (LoadableState<Value>) -> Void,
-    slot: any TaskSlot
-  ) {
-    self.controller = StateController(read: read, write: write, slot: slot)
+  init(controller: StateController<LoadableState<Value>>) {
+    self.controller = controller
   }
 
   /// A binding to a state that never changes; its loads run, but their states are dropped.
@@ -124,7 +120,10 @@ extension LoadableBinding {
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
-    self.controller.start(.loading(silently: runSilently, block: block), priority: priority)
+    self.controller.start(
+      RunPlan(LoadRun(), silently: runSilently, block: block),
+      priority: priority
+    )
   }
 
   /// Loads the state in the calling task with a block that returns the value.
@@ -136,7 +135,7 @@ extension LoadableBinding {
     silently runSilently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) async {
-    await self.controller.run(.loading(silently: runSilently, block: block))
+    await self.controller.run(RunPlan(LoadRun(), silently: runSilently, block: block))
   }
 
   /// Loads the state in a new task with a block that returns the value, calling `onInterrupt`
@@ -166,13 +165,9 @@ extension LoadableBinding {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) -> Task<Void, Never> {
-    let schedule = InterruptSchedule(
-      interrupts: interrupts,
-      delayer: delayer,
-      onInterrupt: onInterrupt
-    )
+    let schedule = InterruptSchedule(interrupts, delayer, onInterrupt)
     return self.controller.start(
-      .loading(silently: runSilently, interrupts: schedule, block: block),
+      RunPlan(LoadRun(), silently: runSilently, interrupts: schedule, block: block),
       priority: priority
     )
   }
@@ -196,12 +191,10 @@ extension LoadableBinding {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) async {
-    let schedule = InterruptSchedule(
-      interrupts: interrupts,
-      delayer: delayer,
-      onInterrupt: onInterrupt
+    let schedule = InterruptSchedule(interrupts, delayer, onInterrupt)
+    await self.controller.run(
+      RunPlan(LoadRun(), silently: runSilently, interrupts: schedule, block: block)
     )
-    await self.controller.run(.loading(silently: runSilently, interrupts: schedule, block: block))
   }
 }
 
@@ -228,7 +221,7 @@ extension LoadableBinding {
       ) async throws -> Void
   ) -> Task<Void, Never> {
     self.controller.start(
-      .loading(silently: runSilently, yieldingBlock: block),
+      RunPlan(LoadRun(), silently: runSilently, yieldingBlock: block),
       priority: priority
     )
   }
@@ -245,7 +238,7 @@ extension LoadableBinding {
         _ yield: (_ state: LoadableState<Value>) -> Void
       ) async throws -> Void
   ) async {
-    await self.controller.run(.loading(silently: runSilently, yieldingBlock: block))
+    await self.controller.run(RunPlan(LoadRun(), silently: runSilently, yieldingBlock: block))
   }
 
   /// Loads the state in a new task with a block that yields states, calling `onInterrupt` at
@@ -274,13 +267,9 @@ extension LoadableBinding {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) -> Task<Void, Never> {
-    let schedule = InterruptSchedule(
-      interrupts: interrupts,
-      delayer: delayer,
-      onInterrupt: onInterrupt
-    )
+    let schedule = InterruptSchedule(interrupts, delayer, onInterrupt)
     return self.controller.start(
-      .loading(silently: runSilently, interrupts: schedule, yieldingBlock: block),
+      RunPlan(LoadRun(), silently: runSilently, interrupts: schedule, yieldingBlock: block),
       priority: priority
     )
   }
@@ -307,13 +296,9 @@ extension LoadableBinding {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) async {
-    let schedule = InterruptSchedule(
-      interrupts: interrupts,
-      delayer: delayer,
-      onInterrupt: onInterrupt
-    )
+    let schedule = InterruptSchedule(interrupts, delayer, onInterrupt)
     await self.controller.run(
-      .loading(silently: runSilently, interrupts: schedule, yieldingBlock: block)
+      RunPlan(LoadRun(), silently: runSilently, interrupts: schedule, yieldingBlock: block)
     )
   }
 }

@@ -55,7 +55,7 @@ extension LoadableSupport {
   /// - Parameter state: The key path of the state.
   @MainActor
   public func cancel<Value>(_ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>) {
-    self.loadableController(state).cancel()
+    self.loadableBinding(state).cancel()
   }
 
   /// Sets a state to ``LoadableState/absent`` (unless it already is), then cancels the task
@@ -64,7 +64,7 @@ extension LoadableSupport {
   /// - Parameter state: The key path of the state.
   @MainActor
   public func reset<Value>(_ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>) {
-    self.loadableController(state).reset()
+    self.loadableBinding(state).reset()
   }
 }
 
@@ -87,8 +87,7 @@ extension LoadableSupport {
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
-    self.loadableController(state)
-      .start(.loading(silently: runSilently, block: block), priority: priority)
+    self.loadableBinding(state).load(silently: runSilently, priority: priority, block: block)
   }
 
   /// Loads a state in the calling task with a block that returns the value.
@@ -103,7 +102,7 @@ extension LoadableSupport {
     silently runSilently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) async {
-    await self.loadableController(state).run(.loading(silently: runSilently, block: block))
+    await self.loadableBinding(state).load(silently: runSilently, block: block)
   }
 
   /// Loads a state in a new task with a block that returns the value, calling `onInterrupt` at
@@ -146,16 +145,14 @@ extension LoadableSupport {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) -> Task<Void, Never> {
-    let schedule = InterruptSchedule(
+    self.loadableBinding(state).load(
+      silently: runSilently,
       interrupts: interrupts,
       delayer: delayer,
+      priority: priority,
+      block: block,
       onInterrupt: onInterrupt
     )
-    return self.loadableController(state)
-      .start(
-        .loading(silently: runSilently, interrupts: schedule, block: block),
-        priority: priority
-      )
   }
 
   /// Loads a state in the calling task with a block that returns the value, calling
@@ -182,13 +179,13 @@ extension LoadableSupport {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) async {
-    let schedule = InterruptSchedule(
+    await self.loadableBinding(state).load(
+      silently: runSilently,
       interrupts: interrupts,
       delayer: delayer,
+      block: block,
       onInterrupt: onInterrupt
     )
-    await self.loadableController(state)
-      .run(.loading(silently: runSilently, interrupts: schedule, block: block))
   }
 }
 
@@ -227,8 +224,7 @@ extension LoadableSupport {
         _ yield: (_ state: LoadableState<Value>) -> Void
       ) async throws -> Void
   ) -> Task<Void, Never> {
-    self.loadableController(state)
-      .start(.loading(silently: runSilently, yieldingBlock: block), priority: priority)
+    self.loadableBinding(state).load(silently: runSilently, priority: priority, block: block)
   }
 
   /// Loads a state in the calling task with a block that yields states.
@@ -246,8 +242,7 @@ extension LoadableSupport {
         _ yield: (_ state: LoadableState<Value>) -> Void
       ) async throws -> Void
   ) async {
-    await self.loadableController(state)
-      .run(.loading(silently: runSilently, yieldingBlock: block))
+    await self.loadableBinding(state).load(silently: runSilently, block: block)
   }
 
   /// Loads a state in a new task with a block that yields states, calling `onInterrupt` at set
@@ -279,16 +274,14 @@ extension LoadableSupport {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) -> Task<Void, Never> {
-    let schedule = InterruptSchedule(
+    self.loadableBinding(state).load(
+      silently: runSilently,
       interrupts: interrupts,
       delayer: delayer,
+      priority: priority,
+      block: block,
       onInterrupt: onInterrupt
     )
-    return self.loadableController(state)
-      .start(
-        .loading(silently: runSilently, interrupts: schedule, yieldingBlock: block),
-        priority: priority
-      )
   }
 
   /// Loads a state in the calling task with a block that yields states, calling `onInterrupt`
@@ -316,27 +309,25 @@ extension LoadableSupport {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) async {
-    let schedule = InterruptSchedule(
+    await self.loadableBinding(state).load(
+      silently: runSilently,
       interrupts: interrupts,
       delayer: delayer,
+      block: block,
       onInterrupt: onInterrupt
     )
-    await self.loadableController(state)
-      .run(.loading(silently: runSilently, interrupts: schedule, yieldingBlock: block))
   }
 }
 
-// MARK: - Controller
+// MARK: - Binding
 
 extension LoadableSupport {
+  /// The binding over a state property of this object, whose task slot is the object's slot for
+  /// that property: every method of the protocol forwards to it.
   @MainActor
-  func loadableController<Value>(
+  func loadableBinding<Value>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>
-  ) -> StateController<LoadableState<Value>> {
-    StateController(
-      read: { self[keyPath: state] },
-      write: { self[keyPath: state] = $0 },
-      slot: ObjectTaskSlot(object: self, keyPath: state)
-    )
+  ) -> LoadableBinding<Value> {
+    LoadableBinding(controller: StateController(self, state))
   }
 }

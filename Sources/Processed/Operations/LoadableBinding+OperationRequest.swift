@@ -26,7 +26,7 @@ extension LoadableBinding where Value: Sendable {
     priority: TaskPriority? = nil
   ) -> Task<Void, Never> {
     self.controller.start(
-      .loading(silently: runSilently, operation: operation, context: context),
+      RunPlan(LoadRun(), silently: runSilently, operation: operation, context: context),
       priority: priority
     )
   }
@@ -43,7 +43,7 @@ extension LoadableBinding where Value: Sendable {
     context: OperationContext = OperationContext()
   ) async {
     await self.controller.run(
-      .loading(silently: runSilently, operation: operation, context: context)
+      RunPlan(LoadRun(), silently: runSilently, operation: operation, context: context)
     )
   }
 }

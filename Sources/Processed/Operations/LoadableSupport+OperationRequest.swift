@@ -28,11 +28,12 @@ extension LoadableSupport {
     context: OperationContext = OperationContext(),
     priority: TaskPriority? = nil
   ) -> Task<Void, Never> where Operation.Value: Sendable {
-    self.loadableController(state)
-      .start(
-        .loading(silently: runSilently, operation: operation, context: context),
-        priority: priority
-      )
+    self.loadableBinding(state).load(
+      silently: runSilently,
+      operation: operation,
+      context: context,
+      priority: priority
+    )
   }
 
   /// Loads a state in the calling task by running a request, so that its modifiers apply.
@@ -49,7 +50,10 @@ extension LoadableSupport {
     operation: Operation,
     context: OperationContext = OperationContext()
   ) async where Operation.Value: Sendable {
-    await self.loadableController(state)
-      .run(.loading(silently: runSilently, operation: operation, context: context))
+    await self.loadableBinding(state).load(
+      silently: runSilently,
+      operation: operation,
+      context: context
+    )
   }
 }

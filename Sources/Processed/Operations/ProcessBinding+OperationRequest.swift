@@ -24,7 +24,7 @@ extension ProcessBinding where ProcessKind: Equatable {
     priority: TaskPriority? = nil
   ) -> Task<Void, Never> where Operation.Value: Sendable {
     self.controller.start(
-      .running(process, silently: runSilently, operation: operation, context: context),
+      RunPlan(ProcessRun(process), silently: runSilently, operation: operation, context: context),
       priority: priority
     )
   }
@@ -44,7 +44,7 @@ extension ProcessBinding where ProcessKind: Equatable {
     context: OperationContext = OperationContext()
   ) async where Operation.Value: Sendable {
     await self.controller.run(
-      .running(process, silently: runSilently, operation: operation, context: context)
+      RunPlan(ProcessRun(process), silently: runSilently, operation: operation, context: context)
     )
   }
 }

@@ -26,11 +26,13 @@ extension ProcessSupport {
     context: OperationContext = OperationContext(),
     priority: TaskPriority? = nil
   ) -> Task<Void, Never> where Operation.Value: Sendable {
-    self.processController(state)
-      .start(
-        .running(process, silently: runSilently, operation: operation, context: context),
-        priority: priority
-      )
+    self.processBinding(state).run(
+      process,
+      silently: runSilently,
+      operation: operation,
+      context: context,
+      priority: priority
+    )
   }
 
   /// Runs a process in the calling task by running a request, so that its modifiers apply; the
@@ -50,7 +52,11 @@ extension ProcessSupport {
     operation: Operation,
     context: OperationContext = OperationContext()
   ) async where Operation.Value: Sendable {
-    await self.processController(state)
-      .run(.running(process, silently: runSilently, operation: operation, context: context))
+    await self.processBinding(state).run(
+      process,
+      silently: runSilently,
+      operation: operation,
+      context: context
+    )
   }
 }

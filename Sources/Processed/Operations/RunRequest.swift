@@ -32,43 +32,21 @@ func runRequest<Operation: OperationRequest & Sendable>(
 
 @MainActor
 extension RunPlan {
-  /// A load that runs a request.
-  static func loading<Operation: OperationRequest & Sendable>(
+  /// A run of `kind` that runs a request: each result the request yields goes through
+  /// ``RunKind/yielded(_:)``, and its value through ``RunKind/finished(with:)``.
+  init<Kind: RunKind<State>, Operation: OperationRequest & Sendable>(
+    _ kind: Kind,
     silently: Bool,
     operation: Operation,
     context: OperationContext
-  ) -> Self where State == LoadableState<Operation.Value>, Operation.Value: Sendable {
-    Self(
-      silently: silently,
-      starting: { $0.isLoading ? nil : .loading },
-      failed: { .error($0) },
-      body: { yield in
-        let value = try await runRequest(operation, context: context) { result in
-          switch result {
-          case .success(let value): yield(.loaded(value))
-          case .failure(let error): yield(.error(error))
-          }
+  ) where Kind.Output == Operation.Value, Operation.Value: Sendable {
+    self.init(kind, silently: silently) { yield in
+      let value = try await runRequest(operation, context: context) { result in
+        if let state = kind.yielded(result.mapError { $0 }) {
+          yield(state)
         }
-        return .loaded(value)
       }
-    )
-  }
-
-  /// A process run that runs a request and drops its value.
-  static func running<ProcessKind: Equatable, Operation: OperationRequest & Sendable>(
-    _ process: ProcessKind,
-    silently: Bool,
-    operation: Operation,
-    context: OperationContext
-  ) -> Self where State == ProcessState<ProcessKind>, Operation.Value: Sendable {
-    Self(
-      silently: silently,
-      starting: { $0.isRunning(process) ? nil : .running(process) },
-      failed: { .failed(process: process, error: $0) },
-      body: { _ in
-        _ = try await runRequest(operation, context: context) { _ in }
-        return .finished(process)
-      }
-    )
+      return kind.finished(with: value)
+    }
   }
 }

@@ -1,5 +1,3 @@
-import Observation
-
 #if canImport(SwiftUI)
   public import SwiftUI
 #endif
@@ -43,25 +41,13 @@ import Observation
 /// > both modules, write `Processed.Process`.
 @propertyWrapper
 public struct Process<ProcessKind> {
-  private let ownStorage: ProcessStorage<ProcessKind>
-
-  #if canImport(SwiftUI)
-    // NB: Installed in a view, the wrapper reads the storage from SwiftUI state, which keeps the
-    // first storage across re-created views; `update()` says when SwiftUI installed it. Outside
-    // a view, reading `State` would only warn and return its initial value, `ownStorage`.
-    @SwiftUI.State private var viewStorage: ProcessStorage<ProcessKind>
-    private var isInstalledInView = false
-  #endif
+  private var storage: WrapperStorage<ProcessState<ProcessKind>>
 
   /// Creates the wrapper.
   ///
   /// - Parameter wrappedValue: The initial state; ``ProcessState/idle`` by default.
   public init(wrappedValue: ProcessState<ProcessKind> = .idle) {
-    let storage = ProcessStorage(state: wrappedValue)
-    self.ownStorage = storage
-    #if canImport(SwiftUI)
-      self._viewStorage = SwiftUI.State(initialValue: storage)
-    #endif
+    self.storage = WrapperStorage(state: wrappedValue)
   }
 
   /// Creates the wrapper of a single-purpose process, so that `@Process var saving` is a
@@ -70,38 +56,20 @@ public struct Process<ProcessKind> {
   /// - Parameter wrappedValue: The initial state; ``ProcessState/idle`` by default.
   public init(wrappedValue: ProcessState<ProcessKind> = .idle)
   where ProcessKind == SingleProcess {
-    let storage = ProcessStorage(state: wrappedValue)
-    self.ownStorage = storage
-    #if canImport(SwiftUI)
-      self._viewStorage = SwiftUI.State(initialValue: storage)
-    #endif
-  }
-
-  @MainActor
-  private var storage: ProcessStorage<ProcessKind> {
-    #if canImport(SwiftUI)
-      self.isInstalledInView ? self.viewStorage : self.ownStorage
-    #else
-      self.ownStorage
-    #endif
+    self.storage = WrapperStorage(state: wrappedValue)
   }
 
   /// The state; setting it cancels the running process first.
   @MainActor
   public var wrappedValue: ProcessState<ProcessKind> {
-    get { self.storage.state }
+    get { self.storage.current.state }
     nonmutating set { self.projectedValue.wrappedValue = newValue }
   }
 
   /// The binding that runs the processes, as `$saving`.
   @MainActor
   public var projectedValue: ProcessBinding<ProcessKind> {
-    let storage = self.storage
-    return ProcessBinding(
-      read: { storage.state },
-      write: { storage.state = $0 },
-      slot: storage.slot
-    )
+    ProcessBinding(controller: StateController(self.storage.current))
   }
 }
 
@@ -114,35 +82,7 @@ extension Process {
   extension Process: DynamicProperty {
     /// Switches to the storage that SwiftUI keeps for the view.
     public mutating func update() {
-      self.isInstalledInView = true
+      self.storage.update()
     }
   }
 #endif
-
-/// The observable storage of a ``Process``: its state and the task that runs it.
-///
-/// NB: Not isolated and not `Sendable`, with hand-written observation, for the reasons given on
-/// `LoadableStorage`.
-final class ProcessStorage<ProcessKind>: Observable {
-  private let registrar = ObservationRegistrar()
-  private var storedState: ProcessState<ProcessKind>
-
-  let slot = OwnedTaskSlot()
-
-  init(state: ProcessState<ProcessKind>) {
-    self.storedState = state
-  }
-
-  @MainActor
-  var state: ProcessState<ProcessKind> {
-    get {
-      self.registrar.access(self, keyPath: \.state)
-      return self.storedState
-    }
-    set {
-      self.registrar.withMutation(of: self, keyPath: \.state) {
-        self.storedState = newValue
-      }
-    }
-  }
-}

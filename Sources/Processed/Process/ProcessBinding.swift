@@ -41,15 +41,11 @@ public struct ProcessBinding<ProcessKind> {
     get: @escaping @MainActor () -> ProcessState<ProcessKind>,
     set: @escaping @MainActor (ProcessState<ProcessKind>) -> Void
   ) {
-    self.init(read: get, write: set, slot: OwnedTaskSlot())
+    self.init(controller: StateController(read: get, write: set, slot: OwnedTaskSlot()))
   }
 
-  init(
-    read: @escaping @MainActor () -> ProcessState<ProcessKind>,
-    write: @escaping @MainActor (ProcessState<ProcessKind>) -> Void,
-    slot: any TaskSlot
-  ) {
-    self.controller = StateController(read: read, write: write, slot: slot)
+  init(controller: StateController<ProcessState<ProcessKind>>) {
+    self.controller = controller
   }
 
   /// A binding to a state that never changes; its runs run, but their states are dropped.
@@ -113,7 +109,7 @@ extension ProcessBinding where ProcessKind: Equatable {
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
     self.controller.start(
-      .running(process, silently: runSilently, block: block),
+      RunPlan(ProcessRun(process), silently: runSilently, block: block),
       priority: priority
     )
   }
@@ -129,7 +125,7 @@ extension ProcessBinding where ProcessKind: Equatable {
     silently runSilently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) async {
-    await self.controller.run(.running(process, silently: runSilently, block: block))
+    await self.controller.run(RunPlan(ProcessRun(process), silently: runSilently, block: block))
   }
 
   /// Runs a process in a new task, calling `onInterrupt` at set times while it runs.
@@ -160,13 +156,9 @@ extension ProcessBinding where ProcessKind: Equatable {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) -> Task<Void, Never> {
-    let schedule = InterruptSchedule(
-      interrupts: interrupts,
-      delayer: delayer,
-      onInterrupt: onInterrupt
-    )
+    let schedule = InterruptSchedule(interrupts, delayer, onInterrupt)
     return self.controller.start(
-      .running(process, silently: runSilently, interrupts: schedule, block: block),
+      RunPlan(ProcessRun(process), silently: runSilently, interrupts: schedule, block: block),
       priority: priority
     )
   }
@@ -191,13 +183,9 @@ extension ProcessBinding where ProcessKind: Equatable {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) async {
-    let schedule = InterruptSchedule(
-      interrupts: interrupts,
-      delayer: delayer,
-      onInterrupt: onInterrupt
-    )
+    let schedule = InterruptSchedule(interrupts, delayer, onInterrupt)
     await self.controller.run(
-      .running(process, silently: runSilently, interrupts: schedule, block: block)
+      RunPlan(ProcessRun(process), silently: runSilently, interrupts: schedule, block: block)
     )
   }
 }

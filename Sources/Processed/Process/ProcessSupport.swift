@@ -63,7 +63,7 @@ extension ProcessSupport {
   public func cancel<ProcessKind>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>
   ) {
-    self.processController(state).cancel()
+    self.processBinding(state).cancel()
   }
 
   /// Sets a state to ``ProcessState/idle`` (unless it already is), then cancels the task running
@@ -73,7 +73,7 @@ extension ProcessSupport {
   @MainActor
   public func reset<ProcessKind>(_ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>)
   {
-    self.processController(state).reset()
+    self.processBinding(state).reset()
   }
 }
 
@@ -98,8 +98,7 @@ extension ProcessSupport {
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
-    self.processController(state)
-      .start(.running(process, silently: runSilently, block: block), priority: priority)
+    self.processBinding(state).run(process, silently: runSilently, priority: priority, block: block)
   }
 
   /// Runs a process in the calling task.
@@ -116,8 +115,7 @@ extension ProcessSupport {
     silently runSilently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) async {
-    await self.processController(state)
-      .run(.running(process, silently: runSilently, block: block))
+    await self.processBinding(state).run(process, silently: runSilently, block: block)
   }
 
   /// Runs a process in a new task, calling `onInterrupt` at set times while it runs.
@@ -151,16 +149,15 @@ extension ProcessSupport {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) -> Task<Void, Never> {
-    let schedule = InterruptSchedule(
+    self.processBinding(state).run(
+      process,
+      silently: runSilently,
       interrupts: interrupts,
       delayer: delayer,
+      priority: priority,
+      block: block,
       onInterrupt: onInterrupt
     )
-    return self.processController(state)
-      .start(
-        .running(process, silently: runSilently, interrupts: schedule, block: block),
-        priority: priority
-      )
   }
 
   /// Runs a process in the calling task, calling `onInterrupt` at set times while it runs.
@@ -186,13 +183,14 @@ extension ProcessSupport {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) async {
-    let schedule = InterruptSchedule(
+    await self.processBinding(state).run(
+      process,
+      silently: runSilently,
       interrupts: interrupts,
       delayer: delayer,
+      block: block,
       onInterrupt: onInterrupt
     )
-    await self.processController(state)
-      .run(.running(process, silently: runSilently, interrupts: schedule, block: block))
   }
 }
 
@@ -215,7 +213,7 @@ extension ProcessSupport {
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
-    self.run(state, as: SingleProcess(), silently: runSilently, priority: priority, block: block)
+    self.processBinding(state).run(silently: runSilently, priority: priority, block: block)
   }
 
   /// Runs a new ``SingleProcess`` in the calling task.
@@ -230,7 +228,7 @@ extension ProcessSupport {
     silently runSilently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) async {
-    await self.run(state, as: SingleProcess(), silently: runSilently, block: block)
+    await self.processBinding(state).run(silently: runSilently, block: block)
   }
 
   /// Runs a new ``SingleProcess`` in a new task, calling `onInterrupt` at set times while it
@@ -259,9 +257,7 @@ extension ProcessSupport {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) -> Task<Void, Never> {
-    self.run(
-      state,
-      as: SingleProcess(),
+    self.processBinding(state).run(
       silently: runSilently,
       interrupts: interrupts,
       delayer: delayer,
@@ -293,9 +289,7 @@ extension ProcessSupport {
       @escaping @MainActor (_ accumulatedDelay: Duration) throws
       -> Void
   ) async {
-    await self.run(
-      state,
-      as: SingleProcess(),
+    await self.processBinding(state).run(
       silently: runSilently,
       interrupts: interrupts,
       delayer: delayer,
@@ -305,17 +299,15 @@ extension ProcessSupport {
   }
 }
 
-// MARK: - Controller
+// MARK: - Binding
 
 extension ProcessSupport {
+  /// The binding over a state property of this object, whose task slot is the object's slot for
+  /// that property: every method of the protocol forwards to it.
   @MainActor
-  func processController<ProcessKind>(
+  func processBinding<ProcessKind>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>
-  ) -> StateController<ProcessState<ProcessKind>> {
-    StateController(
-      read: { self[keyPath: state] },
-      write: { self[keyPath: state] = $0 },
-      slot: ObjectTaskSlot(object: self, keyPath: state)
-    )
+  ) -> ProcessBinding<ProcessKind> {
+    ProcessBinding(controller: StateController(self, state))
   }
 }

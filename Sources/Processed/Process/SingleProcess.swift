@@ -1,3 +1,5 @@
+public import OperationCore
+
 #if canImport(FoundationEssentials)
   public import FoundationEssentials
 #else
@@ -26,11 +28,33 @@ public struct SingleProcess: Hashable, Sendable {
   ///
   /// - Parameters:
   ///   - id: The identifier; a new UUID string by default.
-  ///   - initializedAt: The creation date; now by default.
-  public init(id: String = UUID().uuidString, initializedAt: Date = Date()) {
+  ///   - initializedAt: The creation date; by default, now according to ``clock``.
+  public init(id: String = UUID().uuidString, initializedAt: Date = SingleProcess.clock.now()) {
     self.id = id
     self.initializedAt = initializedAt
   }
+}
+
+extension SingleProcess {
+  /// The clock that dates new processes: the default ``initializedAt`` is its `now()`.
+  ///
+  /// It is the default `operationClock` of an `OperationContext`, the system's wall clock, unless
+  /// the current task binds another one. The runs that create a process for you (`run` without
+  /// a process, ``ProcessState/start()``, ``ProcessState/setRunning()``…) read it too, so a test
+  /// can pin their dates:
+  ///
+  /// ```swift
+  /// let date = Date(timeIntervalSince1970: 0)
+  /// await SingleProcess.$clock.withValue(.timeFreeze(date)) {
+  ///   await model.$saving.run { try await storage.save(document) }
+  /// }
+  /// model.saving.process?.initializedAt  // date
+  /// ```
+  ///
+  /// A task started inside `withValue` (such as the task of a `run` that returns one) inherits
+  /// the clock.
+  @TaskLocal
+  public static var clock: any OperationClock & Sendable = OperationContext().operationClock
 }
 
 extension SingleProcess: CustomDebugStringConvertible {
