@@ -40,6 +40,7 @@ package struct Lock<Value>: @unchecked Sendable {
   /// - Parameter body: Reads or changes the value; must not use this lock again.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
+  @inline(__always)
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {

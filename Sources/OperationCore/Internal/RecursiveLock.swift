@@ -39,6 +39,7 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
   /// Runs `body` with exclusive access to the value; may be nested on the same thread.
   ///
   /// Effects enqueued inside `body` run once the thread holds no `RecursiveLock`.
+  @inline(__always)
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {

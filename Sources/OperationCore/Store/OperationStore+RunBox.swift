@@ -4,15 +4,22 @@
 ///
 /// The operation lives in a subclass typed by it, inline, rather than in an existential box:
 /// that saves every store an allocation.
-// NB: `@unchecked Sendable` is safe because this class has no state; its one subclass,
-// `IsolatedRunBox`, holds the operation and says why sharing it is safe.
+// NB: `@unchecked Sendable` is safe because this class's only state is an actor, which is
+// `Sendable`; its one subclass, `IsolatedRunBox`, holds the operation and says why sharing it
+// is safe.
 class RunBox<State: OperationState & Sendable>: @unchecked Sendable {
+  /// The actor on which the operation runs.
+  let actor = OperationStoreActor()
+
+  /// Runs the operation on ``actor``, which the caller passes, so that the hop to the actor is
+  /// the call itself.
   func run(
+    on actor: isolated OperationStoreActor,
     in context: OperationContext,
     with continuation: OperationContinuation<State.OperationValue, State.Failure>
   ) async throws(State.Failure) -> State.OperationValue {
     // NB: Unreachable: stores only make `IsolatedRunBox`es, which override this method.
-    fatalError("IsolatedRunBox overrides run(in:with:)")
+    fatalError("IsolatedRunBox overrides run(on:in:with:)")
   }
 }
 
@@ -24,14 +31,13 @@ class RunBox<State: OperationState & Sendable>: @unchecked Sendable {
 /// 0.5 does. The hop costs little: a run's task finds the actor idle and takes it on its own
 /// thread.
 // NB: `@unchecked Sendable` is safe because the operation, the box's only mutable-by-reference
-// state, is touched only by `run(on:in:with:)`, which is isolated to `actor`: the actor
+// state, is touched only by `run(on:in:with:)`, which is isolated to `actor` (the store passes
+// the box's own actor, and no other): the actor
 // serialises every run of the operation, as it would if the operation were one of its own
 // properties.
 final class IsolatedRunBox<Operation: StatefulOperationRequest>: RunBox<Operation.State>,
   @unchecked Sendable
 where Operation.State: Sendable {
-  private let actor = OperationStoreActor()
-
   // NB: Read only in `run(on:in:with:)`, on `actor`, for the reason above. The operation arrived
   // as a `sending` value, so nothing outside the box refers to it.
   private nonisolated(unsafe) let operation: Operation
@@ -41,15 +47,6 @@ where Operation.State: Sendable {
   }
 
   override func run(
-    in context: OperationContext,
-    with continuation: OperationContinuation<
-      Operation.State.OperationValue, Operation.State.Failure
-    >
-  ) async throws(Operation.State.Failure) -> Operation.State.OperationValue {
-    try await self.run(on: self.actor, in: context, with: continuation)
-  }
-
-  private func run(
     on actor: isolated OperationStoreActor,
     in context: OperationContext,
     with continuation: OperationContinuation<
@@ -61,4 +58,4 @@ where Operation.State: Sendable {
 }
 
 /// The actor on which a store runs its operation; the operation receives it as `isolation`.
-private actor OperationStoreActor {}
+actor OperationStoreActor {}

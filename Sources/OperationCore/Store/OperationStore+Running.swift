@@ -138,13 +138,6 @@ extension OperationStore {
         handler: handler
       )
     }
-    func runOperation() async -> Result<State.OperationValue, State.Failure> {
-      do throws(State.Failure) {
-        return .success(try await self.operation.run(in: context, with: continuation))
-      } catch {
-        return .failure(error)
-      }
-    }
     // NB: A run that is part of a cycle fails at once (see `OperationCycleError`); instruments
     // still see it, as a run that failed. Every other run is the current run of its task while
     // its operation runs, so that the runs the operation starts find it.
@@ -152,9 +145,24 @@ extension OperationStore {
       if let cycle {
         return .failure(Self.cycleFailure(cycle))
       }
-      return await StoreRun.$current.withValue(run) { await runOperation() }
+      return await StoreRun.$current.withValue(run) {
+        do throws(State.Failure) {
+          return .success(
+            try await self.operation.run(
+              on: self.operation.actor,
+              in: context,
+              with: continuation
+            )
+          )
+        } catch {
+          return .failure(error)
+        }
+      }
     }
-    let result = await context.performWork(.run) { await runOrRefuse() }
+    // NB: Without instruments (most stores), the run skips the instruments' wrapper.
+    let result =
+      context.operationInstruments.isEmpty
+      ? await runOrRefuse() : await context.performWork(.run) { await runOrRefuse() }
     var finalContext = context
     finalContext.operationResultUpdateReason = .returnedFinalResult
     // NB: A run's effects end before its result is recorded, so that a mutation stays loading
