@@ -63,8 +63,8 @@ public final class WorkGraph: Sendable {
   /// A node counts whole when it ends, whatever its outcome; while it runs, the progress its
   /// work reports through its context's `progressReporter` counts as a part of its unit (a
   /// request that is a chain reports each step). Observe it with
-  /// ``ProgressReporter/updates``, ``ProgressReporter/onChange(_:)``, or as a Foundation
-  /// `Progress` with ``ProgressReporter/foundationProgress()``.
+  /// ``ProgressReporter/updates`` or ``ProgressReporter/onChange(_:)`` (or, with
+  /// `OperationQueueCompat` imported, as a Foundation `Progress` with `foundationProgress()`).
   ///
   /// ```swift
   /// let graph = WorkGraph()
@@ -107,7 +107,12 @@ public final class WorkGraph: Sendable {
     self.observers = observers
     self.progress = ProgressReporter(totalUnitCount: 0)
     self.identity = nextGraphIdentity.add(1, ordering: .relaxed).newValue
-    self.state = Lock(State(machine: GraphStateMachine(concurrencyLimit: limit)))
+    self.state = Lock(
+      State(
+        machine: GraphStateMachine(concurrencyLimit: limit),
+        clock: context.operationClock
+      )
+    )
   }
 
   // MARK: - Running
@@ -1053,6 +1058,8 @@ extension WorkGraph {
   ///   is created) waits in `pendingCancellations`.
   private struct State: Sendable {
     var machine: GraphStateMachine
+    /// The clock of the graph's context, which the nodes' reports read.
+    let clock: any OperationClock & Sendable
     var payloads = [NodePayload]()
     var tasks = [TaskKey: Task<Void, Never>]()
     var liveTasks = Set<TaskKey>()
@@ -1149,7 +1156,8 @@ extension WorkGraph {
         name: payload.name,
         status: status,
         startedAt: payload.startedAt,
-        finishedAt: payload.finishedAt
+        finishedAt: payload.finishedAt,
+        clock: self.clock
       )
     }
   }

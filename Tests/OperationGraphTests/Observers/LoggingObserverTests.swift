@@ -2,6 +2,7 @@
   import Logging
   import OperationCore
   import OperationGraph
+  import OperationGraphTestFixtures
   import Testing
 
   @Suite struct `LoggingObserver tests` {
