@@ -6,9 +6,10 @@ extension WorkGraph {
   ///
   /// The node fails with `error` (or, when it was cancelled before, ends cancelled with its
   /// cancellation errors and `error`): its will-finish and did-finish observers run now, its
-  /// slot and its exclusivity locks are freed, and its dependents proceed as after any failure.
-  /// Its task is cancelled; work that ignores that goes on in the background, holding nothing of
-  /// the graph's, and what it returns is discarded.
+  /// slot is freed, and its dependents proceed as after any failure. Its task is cancelled; work
+  /// that ignores that goes on in the background, and what it returns is discarded. The node's
+  /// exclusivity locks stay held until that work returns (its worker releases them then), so no
+  /// other node of the same category runs beside it.
   ///
   /// A node that is not running (it has not started, or its work has returned) is left alone:
   /// a deadline never ends a node twice, and never one that has finished.
@@ -30,17 +31,15 @@ extension WorkGraph {
       }
       state.payloads[index].end = end
       let observers = state.payloads[index].observers
-      defer {
-        state.payloads[index].heldCategories = []
-        state.payloads[index].reporter = nil
-      }
+      // NB: The exclusivity categories stay with the node: its worker releases them when the
+      // work returns, or at once if the work never started.
+      defer { state.payloads[index].reporter = nil }
       return Abandonment(
         end: end,
         actions: actions,
         outcome: state.payloads[index].outcome,
         observers: observers,
         info: observers.isEmpty ? nil : self.info(index, in: state),
-        held: state.payloads[index].heldCategories,
         reporter: state.payloads[index].reporter
       )
     }
@@ -70,7 +69,6 @@ extension WorkGraph {
       state.record(continuation.actions, now: now)
       return continuation
     }
-    ExclusivityLocks.shared.release(abandoned.held)
     self.perform(continuation.actions)
     if let info = abandoned.info {
       for observer in abandoned.observers {
@@ -87,7 +85,6 @@ extension WorkGraph {
     let outcome: NodeOutcome
     let observers: [any GraphObserver]
     let info: NodeInfo?
-    let held: [String]
     let reporter: ProgressReporter?
   }
 }

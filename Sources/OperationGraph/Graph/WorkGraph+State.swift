@@ -149,7 +149,8 @@ extension WorkGraph {
     var end: GraphStateMachine.End?
     var startedAt: Date?
     var finishedAt: Date?
-    /// The exclusivity categories the node holds while it runs, released when it ends.
+    /// The exclusivity categories the node holds while its work may run: released when its work
+    /// returns, even after the node ended at its deadline, or when it ends without running it.
     var heldCategories = [String]()
     /// The child of the graph's progress that the node's running work reports to.
     var reporter: ProgressReporter?

@@ -21,7 +21,8 @@ extension WorkGraph {
   /// made, while it waited for its mutual exclusion locks, or from one of its observers'
   /// `willStart` or `didStart`) ends cancelled without running its work. A node that ended at
   /// its deadline (``end(_:atDeadlineWith:)``) while its work ran is left to the deadline: what
-  /// the work returns is discarded.
+  /// the work returns is discarded, and the node's exclusivity locks, which it kept while its
+  /// work ran, are released then.
   ///
   /// - Returns: The node the same worker runs next.
   private func runNode(_ node: Int) async -> Int? {
@@ -71,7 +72,7 @@ extension WorkGraph {
       guard held.count == categories.count else {
         return self.endBeforeWork(node, observers: observers, info: info, held: [])
       }
-      // NB: Stored with the node, so that a deadline that ends it releases them.
+      // NB: Stored with the node, so that whichever path ends it releases them once.
       let isAbandoned = self.state.withLock { state in
         guard !state.machine.nodes[node].isAbandoned else { return true }
         state.payloads[node].heldCategories = held
@@ -101,12 +102,15 @@ extension WorkGraph {
       case .run(let startedReporter):
         reporter = startedReporter
       case .cancelled:
-        let held = self.state.withLock { state in
-          defer { state.payloads[node].heldCategories = [] }
-          return state.payloads[node].heldCategories
-        }
-        return self.endBeforeWork(node, observers: observers, info: info, held: held)
+        return self.endBeforeWork(
+          node,
+          observers: observers,
+          info: info,
+          held: self.takeHeldCategories(of: node)
+        )
       case .abandoned:
+        // NB: Ended at its deadline before its work started: nothing of it runs, so its locks go.
+        ExclusivityLocks.shared.release(self.takeHeldCategories(of: node))
         return nil
       }
     }
@@ -136,16 +140,22 @@ extension WorkGraph {
     }
     let continuation: GraphStateMachine.Continuation
     if let info {
-      let returned = self.state.withLock { state -> (NodeOutcome, [String])? in
-        // NB: A node that ended at its deadline keeps that end; its late result is discarded.
-        guard !state.machine.nodes[node].isAbandoned else { return nil }
+      let returned = self.state.withLock { state -> (outcome: NodeOutcome?, held: [String]) in
+        let held = state.payloads[node].heldCategories
+        state.payloads[node].heldCategories = []
+        // NB: A node that ended at its deadline keeps that end; its late result is discarded,
+        // and the locks it kept while its work ran go now.
+        guard !state.machine.nodes[node].isAbandoned else { return (nil, held) }
         state.payloads[node].record(result)
         state.payloads[node].end = state.machine.workReturned(node, end: end)
         state.payloads[node].reporter = nil
-        defer { state.payloads[node].heldCategories = [] }
-        return (state.payloads[node].outcome, state.payloads[node].heldCategories)
+        return (state.payloads[node].outcome, held)
       }
-      guard let (outcome, held) = returned else { return nil }
+      let held = returned.held
+      guard let outcome = returned.outcome else {
+        ExclusivityLocks.shared.release(held)
+        return nil
+      }
       for observer in observers {
         observer.willFinish(info, outcome: outcome)
       }
@@ -164,23 +174,33 @@ extension WorkGraph {
       self.perform(self.state.withLock { $0.machine.settled(node) })
     } else {
       let now = clock.now()
-      let returned = self.state.withLock { state -> (GraphStateMachine.Continuation, [String])? in
-        guard !state.machine.nodes[node].isAbandoned else { return nil }
+      let returned = self.state.withLock {
+        state -> (continuation: GraphStateMachine.Continuation?, held: [String]) in
+        let held = state.payloads[node].heldCategories
+        state.payloads[node].heldCategories = []
+        guard !state.machine.nodes[node].isAbandoned else { return (nil, held) }
         state.payloads[node].record(result)
         state.payloads[node].finishedAt = now
         let continuation = state.machine.finished(node, end: end, settles: true)
         state.payloads[node].end = continuation.end
         state.payloads[node].reporter = nil
         state.record(continuation.actions, now: now)
-        defer { state.payloads[node].heldCategories = [] }
-        return (continuation, state.payloads[node].heldCategories)
+        return (continuation, held)
       }
-      guard let (finished, held) = returned else { return nil }
+      ExclusivityLocks.shared.release(returned.held)
+      guard let finished = returned.continuation else { return nil }
       continuation = finished
-      ExclusivityLocks.shared.release(held)
       self.perform(continuation.actions)
     }
     return continuation.next
+  }
+
+  /// Takes the exclusivity categories a node holds, to release them.
+  private func takeHeldCategories(of node: Int) -> [String] {
+    self.state.withLock { state in
+      defer { state.payloads[node].heldCategories = [] }
+      return state.payloads[node].heldCategories
+    }
   }
 
   /// How a node's work starts, decided under the graph's lock.

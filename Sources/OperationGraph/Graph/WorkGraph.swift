@@ -36,7 +36,8 @@ import Synchronization
 ///   awaits ``run()`` cancels every node.
 /// - A node under a ``TimeoutObserver`` ends at its deadline, failed with the timeout error,
 ///   even when its work ignores cancellation; its dependents, its slot and ``run()`` do not wait
-///   for that work, whose late result is discarded.
+///   for that work, whose late result is discarded. Its mutual exclusion locks do: they are
+///   released when the work returns, so another node of the category never runs beside it.
 /// - Adding a node costs O(*n*) in its *n* dependencies.
 /// - Every wait (a delay, a timeout, a retry's backoff) reads the delayer and clock of the
 ///   graph's `context`, so tests never sleep.
