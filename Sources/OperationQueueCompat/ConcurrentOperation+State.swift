@@ -79,6 +79,9 @@ extension ConcurrentOperation {
   struct Lifecycle {
     var phase = Phase.ready
     var isFinishing = false
+    /// Whether a deadline ended the operation (``ConcurrentOperation/end(atDeadlineWith:)``),
+    /// so that it keeps its locks until its work calls `finish`.
+    var isEndedAtDeadline = false
     var hasCompletedFinishing = false
     var isCancelRequested = false
     var errors = [any Error]()

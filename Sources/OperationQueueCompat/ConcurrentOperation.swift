@@ -159,16 +159,24 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
 
   /// Finishes the operation with errors (none for success): Operations' `finish(_:)`.
   ///
-  /// Only the first call counts. The errors are added to ``errors``.
+  /// Only the first call counts. The errors are added to ``errors``. After a deadline ended the
+  /// operation (see ``TimeoutObserver``), the work's own call changes nothing but release the
+  /// mutual-exclusion locks that the operation kept while its work ran.
   ///
   /// - Parameter errors: Why the operation failed; empty when it succeeded.
   open func finish(_ errors: [any Error]) {
-    let isFirst = self.lifecycle.withLock { state in
-      guard !state.isFinishing else { return false }
+    let (isFirst, lateCategories) = self.lifecycle.withLock { state -> (Bool, [String]) in
+      guard !state.isFinishing else {
+        // NB: The work is over: the locks that a deadline left with it go now, once.
+        guard state.isEndedAtDeadline else { return (false, []) }
+        defer { state.heldCategories = [] }
+        return (false, state.heldCategories)
+      }
       state.isFinishing = true
       state.errors.append(contentsOf: errors)
-      return true
+      return (true, [])
     }
+    ExclusivityLocks.shared.release(lateCategories)
     guard isFirst else { return }
     self.completeFinishing()
   }
@@ -179,8 +187,10 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
   /// The error joins ``errors`` (and the errors its observers' `didCancel` gets, when this is
   /// its first cancellation). `cancel()` runs, so that work that heeds cancellation stops, and
   /// the operation finishes without waiting for it: `isFinished` becomes `true` and its queue
-  /// slot is freed. A ``finish()`` that the work calls later is ignored. An operation that has
-  /// not started executing, or that has started finishing, is left alone.
+  /// slot is freed. Its mutual-exclusion locks stay held until the work calls ``finish()``, so
+  /// that nothing of the same category runs beside work that is still going; that late call is
+  /// otherwise ignored. An operation that has not started executing, or that has started
+  /// finishing, is left alone.
   ///
   /// - Parameter error: The error the operation ends with (an `OperationTimeoutError`, say).
   package func end(atDeadlineWith error: any Error) {
@@ -189,6 +199,7 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
       // NB: Claimed now, under the lock, so that a `finish` from the work that comes while
       // `cancel()` runs is the late one.
       state.isFinishing = true
+      state.isEndedAtDeadline = true
       state.errors.append(error)
       if !state.isCancelRequested {
         state.cancellationErrors.append(error)
@@ -220,9 +231,13 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
     let finishDate = self.context.operationClock.now()
     let (categories, managesOwnProgress, wasExecuting) = self.lifecycle.withLock { state in
       state.finishDate = finishDate
-      defer { state.heldCategories = [] }
+      // NB: An operation ended at its deadline keeps its locks until its work finishes.
+      let categories = state.isEndedAtDeadline ? [] : state.heldCategories
+      if !state.isEndedAtDeadline {
+        state.heldCategories = []
+      }
       return (
-        state.heldCategories, state.managesOwnProgress,
+        categories, state.managesOwnProgress,
         state.phase == .preparing || state.phase == .executing
       )
     }

@@ -21,8 +21,9 @@ extension TimeoutObserver: OperationObserver {
   /// `isFinished` becomes `true`, which frees its `OperationQueue` slot, its
   /// ``ConcurrentOperation/errors`` hold the timeout error, and
   /// ``Foundation/Operation/untilFinished()`` throws. A `finish()` that its work calls later is
-  /// ignored: the first finish counts. Unlike danthorpe/Operations' observer, it also finishes an
-  /// operation that does not finish when cancelled.
+  /// ignored, but for one thing: the operation's mutual-exclusion locks stay held until then, so
+  /// nothing of the same category runs beside work that still goes on. Unlike danthorpe/Operations'
+  /// observer, it also finishes an operation that does not finish when cancelled.
   public func didStart(_ operation: ConcurrentOperation) {
     let timeout = self.timeout
     self.startTimer(
