@@ -51,7 +51,7 @@ public import Foundation
 /// or from a will-start or did-start block or observer) finishes without executing. Cancelling an
 /// executing operation does not finish it: ``execute()`` checks `isCancelled` (or overrides
 /// `cancel()`) and calls ``finish()`` as Foundation asks; the operations of this module do. A
-/// ``TimeoutObserver`` is the exception: at its deadline it cancels the operation and finishes
+/// `TimeoutObserver` is the exception: at its deadline it cancels the operation and finishes
 /// it, whatever ``execute()`` does, and a later ``finish()`` is ignored.
 ///
 /// Subclasses restate `@unchecked Sendable` (Swift 6 asks every `Operation` subclass to) and
@@ -160,7 +160,7 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
   /// Finishes the operation with errors (none for success): Operations' `finish(_:)`.
   ///
   /// Only the first call counts. The errors are added to ``errors``. After a deadline ended the
-  /// operation (see ``TimeoutObserver``), the work's own call changes nothing but release the
+  /// operation (see `TimeoutObserver`), the work's own call changes nothing but release the
   /// mutual-exclusion locks that the operation kept while its work ran.
   ///
   /// - Parameter errors: Why the operation failed; empty when it succeeded.
@@ -182,7 +182,7 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
   }
 
   /// Ends an executing operation at its deadline: cancels it with `error` and finishes it at
-  /// once, whatever its ``execute()`` does; a ``TimeoutObserver`` calls it when the time is up.
+  /// once, whatever its ``execute()`` does; a `TimeoutObserver` calls it when the time is up.
   ///
   /// The error joins ``errors`` (and the errors its observers' `didCancel` gets, when this is
   /// its first cancellation). `cancel()` runs, so that work that heeds cancellation stops, and
@@ -324,7 +324,7 @@ open class ConcurrentOperation: Foundation.Operation, @unchecked Sendable {
   // MARK: - Context
 
   /// The context of the operation: its clock dates ``startDate`` and ``finishDate``, and its
-  /// delayer times ``DelayOperation``, ``TimeoutObserver`` and the waits of the retrying
+  /// delayer times ``DelayOperation``, `TimeoutObserver` and the waits of the retrying
   /// operations, so tests can inject both.
   public var context: OperationContext {
     get { self.lifecycle.withLock { $0.context } }

@@ -12,7 +12,7 @@ extension Foundation.Operation {
   /// ```
   ///
   /// It only adds a dependency: `operation` runs even when this one fails or is cancelled, as
-  /// with Foundation's dependencies (add a ``NoFailedDependenciesCondition`` to gate it).
+  /// with Foundation's dependencies (add a `NoFailedDependenciesCondition` to gate it).
   ///
   /// - Parameter operation: The operation that runs next.
   /// - Returns: `operation`.

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// It produces the request's result as its ``output`` (PeakOperation's `ProducesResult`), and
 /// a failure is also its ``ConcurrentOperation/errors`` (Operations' convention), so
-/// ``NoFailedDependenciesCondition`` and ``Foundation/Operation/untilFinished()`` see it.
+/// `NoFailedDependenciesCondition` and ``Foundation/Operation/untilFinished()`` see it.
 /// Cancelling the operation cancels the request's task; the output is then
 /// `.failure(CancellationError())` and the operation finishes cancelled, without an error.
 ///

@@ -13,7 +13,7 @@ extension NegatedCondition: OperationCondition where Inner: OperationCondition {
   }
 
   /// Evaluates the inner condition and negates its verdict: satisfied fails with
-  /// ``NegatedConditionSatisfied``, failed is satisfied, and a cancellation stays one.
+  /// `NegatedConditionSatisfied`, failed is satisfied, and a cancellation stays one.
   public func evaluate(
     for operation: ConcurrentOperation,
     completion: @escaping @Sendable (OperationConditionResult) -> Void

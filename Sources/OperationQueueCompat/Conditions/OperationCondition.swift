@@ -7,7 +7,7 @@ public import Foundation
 /// fails, the operation finishes with the failures as its ``ConcurrentOperation/errors``, without
 /// executing (it is not cancelled). A condition can also:
 /// - make its operation mutually exclusive with every other operation, or graph node, of the same
-///   category (``isMutuallyExclusive``, or a ``NamedCondition/mutualExclusionCategory`` of its
+///   category (``isMutuallyExclusive``, or a `NamedCondition.mutualExclusionCategory` of its
 ///   own);
 /// - bring an operation that must run before it is evaluated
 ///   (``dependency(for:)``): a permission prompt before the check that permission was given, say.
@@ -36,7 +36,7 @@ public protocol OperationCondition: NamedCondition {
   /// Whether operations with this condition run one at a time; `false` by default.
   ///
   /// The category is the condition's type name, as in Operations, unless the condition gives a
-  /// ``NamedCondition/mutualExclusionCategory`` of its own.
+  /// `NamedCondition.mutualExclusionCategory` of its own.
   var isMutuallyExclusive: Bool { get }
 
   /// An operation to run before the condition is evaluated, or `nil` (the default) for none.
@@ -78,7 +78,7 @@ extension OperationCondition {
   }
 }
 
-/// The verdict of an ``OperationCondition``: Operations' name for ``ConditionResult``.
+/// The verdict of an ``OperationCondition``: Operations' name for `ConditionResult`.
 ///
 /// `.satisfied` lets the operation execute; `.failed(error)` finishes it with `error` without
 /// executing; `.cancelled` cancels it quietly.

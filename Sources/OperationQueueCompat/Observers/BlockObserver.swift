@@ -12,7 +12,7 @@ import OperationGraph
 /// })
 /// ```
 ///
-/// For the nodes of a ``WorkGraph``, use ``GraphBlockObserver``.
+/// For the nodes of a `WorkGraph`, use `GraphBlockObserver`.
 public struct BlockObserver: OperationObserver {
   // NB: The graph's `GraphBlockObserver` runs on the same closures; only the types differ.
   private let closures: ObserverClosures<ConcurrentOperation, Foundation.Operation, [any Error]>

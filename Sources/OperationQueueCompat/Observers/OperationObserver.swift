@@ -12,8 +12,8 @@ public import Foundation
 /// ``didFinish(_:errors:)`` around the finish date. An operation that finishes without executing
 /// (cancelled first, or a condition failed) gets the finish events without the start events.
 ///
-/// ``BlockObserver``, ``TimeoutObserver`` and `LoggingObserver` are observers of this kind;
-/// the last two observe a ``WorkGraph``'s nodes as well.
+/// ``BlockObserver``, `TimeoutObserver` and `LoggingObserver` are observers of this kind;
+/// the last two observe a `WorkGraph`'s nodes as well.
 public protocol OperationObserver: Sendable {
   /// Whether the observer is also added to every operation its operation produces; `false` by
   /// default.

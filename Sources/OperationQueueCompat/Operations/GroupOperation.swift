@@ -225,7 +225,7 @@ open class GroupOperation: ConcurrentOperation, @unchecked Sendable {
 /// A child of a ``GroupOperation`` or ``ComposedOperation`` was cancelled because its parent
 /// was cancelled with errors: Operations' `OperationError.ParentOperationCancelledWithErrors`.
 ///
-/// It mirrors the graph's ``GraphParentCancelledError``.
+/// It mirrors the graph's `GraphParentCancelledError`.
 public struct OperationParentCancelledError: Error, Sendable, CustomStringConvertible {
   /// The errors the parent was cancelled with.
   public let errors: [any Error]

@@ -33,7 +33,7 @@ public struct RepeatedPayload<T: Foundation.Operation>: Sendable {
 /// ```
 ///
 /// - The generator gets the run's number, from 1, and returns the operation, or `nil` to stop.
-/// - Between two runs it waits the ``WaitStrategy``'s wait for the run that just finished
+/// - Between two runs it waits the `WaitStrategy`'s wait for the run that just finished
 ///   (`wait(1)` after the first), with a ``DelayOperation`` child that uses the group's
 ///   ``ConcurrentOperation/context``, so a test's delayer sees the waits.
 /// - ``count`` is the number of operations it has run (or started).
@@ -41,7 +41,7 @@ public struct RepeatedPayload<T: Foundation.Operation>: Sendable {
 ///   (``GroupOperation/aggregateErrors``), and cancelling it cancels the current run and stops.
 ///
 /// Differences from Operations 2.x: the generator is a closure (or a sequence) instead of a
-/// `GeneratorType`; waits are ``WaitStrategy`` values in ``OperationDuration``s; subclasses
+/// `GeneratorType`; waits are `WaitStrategy` values in `OperationDuration`s; subclasses
 /// decide the next run by overriding ``nextPayload(after:errors:)``.
 open class RepeatedOperation<T: Foundation.Operation>: GroupOperation, @unchecked Sendable {
   // NB: `@unchecked Sendable` restates the superclass's conformance. `maxCount` and `wait` are

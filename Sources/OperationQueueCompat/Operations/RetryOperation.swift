@@ -46,7 +46,7 @@ public struct RetryFailureInfo<T: Foundation.Operation>: Sendable {
 /// - The generator gets the attempt's number, from 1, and returns the operation, or `nil` to
 ///   stop.
 /// - After a failed attempt the handler, when there is one, gets a ``RetryFailureInfo`` and the
-///   recommended next attempt (the generator's operation with the ``WaitStrategy``'s wait) and
+///   recommended next attempt (the generator's operation with the `WaitStrategy`'s wait) and
 ///   returns it, another, or `nil` to stop. It is not asked once ``RepeatedOperation/maxCount``
 ///   attempts ran or the generator ended.
 /// - ``RepeatedOperation/count`` is the number of attempts; ``GroupOperation/aggregateErrors``
@@ -55,7 +55,7 @@ public struct RetryFailureInfo<T: Foundation.Operation>: Sendable {
 /// Differences from Operations 2.x: the operation finishes with the **last attempt's errors**, so
 /// a retry that eventually succeeds has no ``ConcurrentOperation/errors`` (2.x finished with every
 /// attempt's errors; they are still in ``GroupOperation/aggregateErrors``); the default wait is
-/// ``WaitStrategy/fixed(_:)`` of 0.1 s, through the context's delayer.
+/// `WaitStrategy.fixed(_:)` of 0.1 s, through the context's delayer.
 open class RetryOperation<T: Foundation.Operation>: RepeatedOperation<T>, @unchecked Sendable {
   // NB: `@unchecked Sendable` restates the superclass's conformance; the only stored property is
   // a `let` of an optional `Sendable` closure.
