@@ -283,7 +283,16 @@ let package = Package(
     // probes, small requests); not a product, so users never build it.
     .target(
       name: "OperationGraphTestFixtures",
-      dependencies: ["OperationCore", "OperationTestSupport"],
+      dependencies: [
+        "OperationCore",
+        "OperationTestSupport",
+        // NB: A logger that the logging observer's tests read back.
+        .product(
+          name: "Logging",
+          package: "swift-log",
+          condition: .when(traits: ["SwiftOperationLogging"])
+        ),
+      ],
       path: "Tests/OperationGraphTestFixtures"
     ),
     .testTarget(

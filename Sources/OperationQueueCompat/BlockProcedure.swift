@@ -13,7 +13,8 @@ import Foundation
 /// ```
 ///
 /// A closure without a continuation finishes the operation when it returns (with the error it
-/// throws), and `init(mainQueueBlock:)` runs one on the main queue, as Operations' does.
+/// throws), and `init(mainQueueBlock:)` runs one on the main actor, which is the main queue in an
+/// app, as Operations' runs it on the main queue.
 /// Conditions and observers work on it as on any ``ConcurrentOperation``.
 open class BlockProcedure: ConcurrentOperation, @unchecked Sendable {
   // NB: `@unchecked Sendable` restates the superclass's conformance; the only stored property is
@@ -48,12 +49,14 @@ open class BlockProcedure: ConcurrentOperation, @unchecked Sendable {
     }
   }
 
-  /// Creates an operation that runs a closure on the main queue, then finishes.
+  /// Creates an operation that runs a closure on the main actor (the main queue in an app), then
+  /// finishes.
   ///
   /// - Parameter mainQueueBlock: The work.
   public convenience init(mainQueueBlock: @escaping @MainActor @Sendable () -> Void) {
     self.init { continueWithError in
-      // NB: The main actor runs on the main queue, so this is Operations' main-queue dispatch.
+      // NB: The block is isolated to the main actor, which runs on the main queue in an app (where
+      // Operations dispatched it), and which needs no thread of ours.
       Task { @MainActor in
         mainQueueBlock()
         continueWithError(nil)

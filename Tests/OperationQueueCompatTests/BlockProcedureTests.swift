@@ -26,6 +26,18 @@ import Testing
     #expect(operation.errors.map { $0 as? TestError } == [TestError(id: 2)])
   }
 
+  @Test @MainActor func `a main-queue block runs on the main actor, then finishes the operation`()
+    async throws
+  {
+    let log = MainActorLog()
+    // NB: The block touches main-actor state, which compiles because it runs on the main actor.
+    let operation = BlockProcedure(mainQueueBlock: { log.entries.append("ran") })
+    OperationQueue().addOperation(operation)
+    try await operation.untilFinished()
+    #expect(log.entries == ["ran"])
+    #expect(operation.isFinished && !operation.failed)
+  }
+
   @Test func `a block procedure without a block finishes`() async throws {
     let operation = BlockProcedure()
     OperationQueue().addOperation(operation)
@@ -59,4 +71,9 @@ import Testing
     await #expect(throws: CancellationError.self) { try await second.untilFinished() }
     #expect(ran.withLock { $0 } == ["first"])
   }
+}
+
+/// State of the main actor, for a main-queue block to change.
+@MainActor private final class MainActorLog {
+  var entries = [String]()
 }

@@ -136,7 +136,7 @@ import Testing
     @Test func `LoggingObserver logs an operation's errors, cancel and produced operations`()
       async throws
     {
-      let (logger, messages) = `LoggingObserver tests`.capturingLogger()
+      let (logger, messages) = capturingLogger()
       let failing = TestOperation(name: "Test Logging Operation", error: TestError(id: 1))
       failing.addObserver(LoggingObserver(logger: logger))
       let cancelled = TestOperation(name: "Cancelled")
