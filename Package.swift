@@ -25,6 +25,10 @@ let package = Package(
     // Chains, result passing, groups, conditions, observers, mutual exclusion and progress on
     // structured concurrency (after 3Squared/PeakOperation and danthorpe/Operations).
     .library(name: "OperationGraph", targets: ["OperationGraph"]),
+    // PeakOperation's and danthorpe/Operations' classes on Foundation's `OperationQueue`
+    // (`ConcurrentOperation`, result passing, groups, conditions and observers on operations), for
+    // code ported from them; only the apps that need Foundation's queue link it.
+    .library(name: "OperationQueueCompat", targets: ["OperationQueueCompat"]),
     // A query cache and a durable mutation outbox in SQLite, through GRDB.
     .library(name: "OperationPersistence", targets: ["OperationPersistence"]),
   ],
@@ -163,6 +167,21 @@ let package = Package(
         ),
       ]
     ),
+    // OperationQueueCompat: the Foundation `OperationQueue` classes, on OperationGraph's
+    // conditions, observers, strategies and exclusivity locks (issue 26). The logging observer's
+    // conformance needs swift-log, so only the `SwiftOperationLogging` trait links it.
+    .target(
+      name: "OperationQueueCompat",
+      dependencies: [
+        "OperationCore",
+        "OperationGraph",
+        .product(
+          name: "Logging",
+          package: "swift-log",
+          condition: .when(traits: ["SwiftOperationLogging"])
+        ),
+      ]
+    ),
     .target(
       name: "SharingOperation",
       dependencies: [
@@ -260,9 +279,26 @@ let package = Package(
         "Processed",
       ]
     ),
+    // What the tests of OperationGraph and OperationQueueCompat both use (latches, event logs,
+    // probes, small requests); not a product, so users never build it.
+    .target(
+      name: "OperationGraphTestFixtures",
+      dependencies: [
+        "OperationCore",
+        "OperationTestSupport",
+        // NB: A logger that the logging observer's tests read back.
+        .product(
+          name: "Logging",
+          package: "swift-log",
+          condition: .when(traits: ["SwiftOperationLogging"])
+        ),
+      ],
+      path: "Tests/OperationGraphTestFixtures"
+    ),
     .testTarget(
       name: "OperationGraphTests",
       dependencies: [
+        "OperationGraphTestFixtures",
         // NB: `OperationClient()` with the platform's default store creator, as apps make it.
         "Operation",
         "OperationCore",
@@ -273,6 +309,27 @@ let package = Package(
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
         // NB: Generated event sequences for the graph's scheduling state machine.
         .product(name: "PropertyBased", package: "swift-property-based"),
+        // NB: The logging observer's tests build a `Logger` with a capturing handler.
+        .product(
+          name: "Logging",
+          package: "swift-log",
+          condition: .when(traits: ["SwiftOperationLogging"])
+        ),
+      ]
+    ),
+    .testTarget(
+      name: "OperationQueueCompatTests",
+      dependencies: [
+        "OperationGraphTestFixtures",
+        // NB: `RequestOperation(store:)` runs through a client made as apps make it.
+        "Operation",
+        "OperationCore",
+        "OperationGraph",
+        "OperationQueueCompat",
+        "OperationTestSupport",
+        // NB: Lets `reportIssue` record warnings as Swift Testing issues, which `withKnownIssue`
+        // matches; without it they are only printed.
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
         // NB: The logging observer's tests build a `Logger` with a capturing handler.
         .product(
           name: "Logging",

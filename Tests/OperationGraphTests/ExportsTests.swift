@@ -1,4 +1,5 @@
 import OperationGraph
+import OperationGraphTestFixtures
 import Testing
 
 @Suite struct `Exports tests` {

@@ -24,27 +24,15 @@ public struct BlockCondition: GraphCondition {
   }
 
   public func evaluate(in context: ConditionContext) async -> ConditionResult {
+    await self.evaluate()
+  }
+
+  /// Runs the closure: the verdict for a node, or for anything else the condition guards.
+  package func evaluate() async -> ConditionResult {
     do {
       return try await self.block() ? .satisfied : .failed(BlockConditionFailed(name: self.name))
     } catch {
       return .failed(error)
-    }
-  }
-}
-
-extension BlockCondition: OperationCondition {
-  public func evaluate(
-    for operation: ConcurrentOperation,
-    completion: @escaping @Sendable (OperationConditionResult) -> Void
-  ) {
-    let block = self.block
-    let name = self.name
-    Task {
-      do {
-        completion(try await block() ? .satisfied : .failed(BlockConditionFailed(name: name)))
-      } catch {
-        completion(.failed(error))
-      }
     }
   }
 }

@@ -34,17 +34,6 @@ public struct MutuallyExclusive<Category>: GraphCondition {
   }
 }
 
-extension MutuallyExclusive: OperationCondition {
-  public var isMutuallyExclusive: Bool { true }
-
-  public func evaluate(
-    for operation: ConcurrentOperation,
-    completion: @escaping @Sendable (OperationConditionResult) -> Void
-  ) {
-    completion(.satisfied)
-  }
-}
-
 extension MutuallyExclusive where Category == String {
   /// Creates the condition for a category named by a string.
   ///

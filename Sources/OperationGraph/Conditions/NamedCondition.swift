@@ -1,11 +1,11 @@
 /// What every condition has, whether it guards a node of a ``WorkGraph`` (``GraphCondition``) or
-/// a ``ConcurrentOperation`` on an `OperationQueue` (``OperationCondition``): a name and a
-/// category of mutual exclusion.
+/// an operation on Foundation's `OperationQueue` (`OperationCondition`, in the
+/// `OperationQueueCompat` module): a name and a category of mutual exclusion.
 ///
-/// The condition types of this module (``BlockCondition``, ``NegatedCondition``,
-/// ``SilentCondition``, ``MutuallyExclusive``, ``NoFailedDependenciesCondition`` and
-/// ``ReachabilityCondition``) are both kinds at once, so one value can guard a graph's node and an
-/// operation alike.
+/// With `OperationQueueCompat` imported, the condition types of this module
+/// (``BlockCondition``, ``NegatedCondition``, ``SilentCondition``, ``MutuallyExclusive``,
+/// ``NoFailedDependenciesCondition`` and ``ReachabilityCondition``) are both kinds at once, so
+/// one value can guard a graph's node and an operation alike.
 public protocol NamedCondition: Sendable {
   /// The condition's name, as errors and logs show it.
   var name: String { get }

@@ -1,5 +1,3 @@
-public import Foundation
-
 /// A condition that holds when another one fails, and fails when it holds.
 ///
 /// Its name is `Not<inner name>`; its mutual exclusion and its dependency are the inner
@@ -33,34 +31,17 @@ extension NegatedCondition: GraphCondition where Inner: GraphCondition {
   }
 
   public func evaluate(in context: ConditionContext) async -> ConditionResult {
-    switch await self.inner.evaluate(in: context) {
-    case .satisfied: .failed(NegatedConditionSatisfied(name: self.inner.name))
-    case .failed: .satisfied
-    case .cancelled: .cancelled
-    }
+    self.negate(await self.inner.evaluate(in: context))
   }
 }
 
-extension NegatedCondition: OperationCondition where Inner: OperationCondition {
-  public var isMutuallyExclusive: Bool {
-    self.inner.mutualExclusionCategory != nil
-  }
-
-  public func dependency(for operation: ConcurrentOperation) -> Foundation.Operation? {
-    self.inner.dependency(for: operation)
-  }
-
-  public func evaluate(
-    for operation: ConcurrentOperation,
-    completion: @escaping @Sendable (OperationConditionResult) -> Void
-  ) {
-    let name = self.inner.name
-    self.inner.evaluate(for: operation) { result in
-      switch result {
-      case .satisfied: completion(.failed(NegatedConditionSatisfied(name: name)))
-      case .failed: completion(.satisfied)
-      case .cancelled: completion(.cancelled)
-      }
+extension NegatedCondition {
+  /// The negation of the inner condition's verdict: a cancellation stays a cancellation.
+  package func negate(_ result: ConditionResult) -> ConditionResult {
+    switch result {
+    case .satisfied: .failed(NegatedConditionSatisfied(name: self.inner.name))
+    case .failed: .satisfied
+    case .cancelled: .cancelled
     }
   }
 }

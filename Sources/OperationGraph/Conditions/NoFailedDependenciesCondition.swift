@@ -1,5 +1,3 @@
-import Foundation
-
 /// A condition that lets a node run only when none of its dependencies was cancelled or failed.
 ///
 /// Cancelled dependencies are checked first: any of them fails the condition with
@@ -31,35 +29,26 @@ public struct NoFailedDependenciesCondition: GraphCondition {
 
   public func evaluate(in context: ConditionContext) async -> ConditionResult {
     let outcomes = context.dependencies.compactMap(\.outcome)
-    if outcomes.contains(where: \.isCancelled) {
+    return self.verdict(
+      hasCancelledDependency: outcomes.contains(where: \.isCancelled),
+      hasFailedDependency: outcomes.contains(where: { $0.isFailed || $0.isNotExecuted })
+    )
+  }
+
+  /// The verdict from what the dependencies did, for whatever the condition guards: a
+  /// cancelled dependency counts first.
+  package func verdict(
+    hasCancelledDependency: Bool,
+    hasFailedDependency: @autoclosure () -> Bool
+  ) -> ConditionResult {
+    if hasCancelledDependency {
       return self.ignoresCancellations
         ? .cancelled : .failed(NoFailedDependenciesError.cancelledDependencies)
     }
-    if outcomes.contains(where: { $0.isFailed || $0.isNotExecuted }) {
+    if hasFailedDependency() {
       return .failed(NoFailedDependenciesError.failedDependencies)
     }
     return .satisfied
-  }
-}
-
-extension NoFailedDependenciesCondition: OperationCondition {
-  /// Checks the operation's dependencies: a cancelled one first, then one that failed (a
-  /// ``ConcurrentOperation`` with errors, such as a group with a failed child).
-  public func evaluate(
-    for operation: ConcurrentOperation,
-    completion: @escaping @Sendable (OperationConditionResult) -> Void
-  ) {
-    let dependencies = operation.dependencies
-    if dependencies.contains(where: \.isCancelled) {
-      completion(
-        self.ignoresCancellations
-          ? .cancelled : .failed(NoFailedDependenciesError.cancelledDependencies)
-      )
-    } else if dependencies.contains(where: { ($0 as? ConcurrentOperation)?.failed == true }) {
-      completion(.failed(NoFailedDependenciesError.failedDependencies))
-    } else {
-      completion(.satisfied)
-    }
   }
 }
 

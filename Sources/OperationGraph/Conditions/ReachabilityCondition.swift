@@ -27,20 +27,13 @@ public struct ReachabilityCondition: GraphCondition {
   }
 
   public func evaluate(in context: ConditionContext) async -> ConditionResult {
+    self.verdict()
+  }
+
+  /// The verdict from the observer's current status, for whatever the condition guards.
+  package func verdict() -> ConditionResult {
     let status = self.observer.currentStatus
     return status == .connected ? .satisfied : .failed(ReachabilityConditionError(status: status))
-  }
-}
-
-extension ReachabilityCondition: OperationCondition {
-  public func evaluate(
-    for operation: ConcurrentOperation,
-    completion: @escaping @Sendable (OperationConditionResult) -> Void
-  ) {
-    let status = self.observer.currentStatus
-    completion(
-      status == .connected ? .satisfied : .failed(ReachabilityConditionError(status: status))
-    )
   }
 }
 

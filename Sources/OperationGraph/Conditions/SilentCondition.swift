@@ -1,5 +1,3 @@
-public import Foundation
-
 /// A condition evaluated like another, without the other's dependency: check that permission
 /// was given, without prompting for it.
 ///
@@ -29,23 +27,5 @@ extension SilentCondition: GraphCondition where Inner: GraphCondition {
 
   public func evaluate(in context: ConditionContext) async -> ConditionResult {
     await self.inner.evaluate(in: context)
-  }
-}
-
-extension SilentCondition: OperationCondition where Inner: OperationCondition {
-  public var isMutuallyExclusive: Bool {
-    self.inner.mutualExclusionCategory != nil
-  }
-
-  /// `nil`: the silent condition drops the inner condition's dependency.
-  public func dependency(for operation: ConcurrentOperation) -> Foundation.Operation? {
-    nil
-  }
-
-  public func evaluate(
-    for operation: ConcurrentOperation,
-    completion: @escaping @Sendable (OperationConditionResult) -> Void
-  ) {
-    self.inner.evaluate(for: operation, completion: completion)
   }
 }

@@ -188,6 +188,9 @@ public struct NodeReport: Sendable, CustomStringConvertible {
   /// When it finished (after the will-finish observers, before the did-finish ones).
   public let finishedAt: Date?
 
+  /// The clock the times come from: the graph's context's `operationClock`.
+  let clock: any OperationClock & Sendable
+
   /// The node's outcome, once it has ended.
   public var outcome: NodeOutcome? {
     self.status.outcome
@@ -195,10 +198,17 @@ public struct NodeReport: Sendable, CustomStringConvertible {
 
   /// How long the node ran: 0 before it started, up to now while it runs.
   ///
-  /// - Parameter now: The current time, for a node that is still running.
-  public func executionTime(now: Date = Date()) -> TimeInterval {
+  /// ```swift
+  /// let report = graph.report(of: upload)
+  /// print("Upload ran for \(report.executionTime()) s")
+  /// ```
+  ///
+  /// - Parameter now: The current time, for a node that is still running; by default, what the
+  ///   clock of the graph's context reads now (the clock its start and finish times come from).
+  /// - Returns: The seconds from its start to its finish, or to `now` while it runs.
+  public func executionTime(now: Date? = nil) -> TimeInterval {
     guard let startedAt = self.startedAt else { return 0 }
-    return (self.finishedAt ?? now).timeIntervalSince(startedAt)
+    return (self.finishedAt ?? now ?? self.clock.now()).timeIntervalSince(startedAt)
   }
 
   public var description: String {

@@ -8,13 +8,7 @@
 /// try graph.add(SyncRequest(), observers: [observer])
 /// ```
 public struct GraphBlockObserver: GraphObserver {
-  private let onAttach: (@Sendable (NodeInfo) -> Void)?
-  private let onWillStart: (@Sendable (NodeInfo) -> Void)?
-  private let onDidStart: (@Sendable (NodeInfo) -> Void)?
-  private let onDidCancel: (@Sendable (NodeInfo, [any Error]) -> Void)?
-  private let onDidProduce: (@Sendable (NodeInfo, NodeInfo) -> Void)?
-  private let onWillFinish: (@Sendable (NodeInfo, NodeOutcome) -> Void)?
-  private let onDidFinish: (@Sendable (NodeInfo, NodeOutcome) -> Void)?
+  private let closures: ObserverClosures<NodeInfo, NodeInfo, NodeOutcome>
 
   /// Whether it also observes the nodes that the nodes it observes produce.
   public let attachesToProducedNodes: Bool
@@ -42,40 +36,42 @@ public struct GraphBlockObserver: GraphObserver {
     didFinish: (@Sendable (NodeInfo, NodeOutcome) -> Void)? = nil
   ) {
     self.attachesToProducedNodes = attachesToProducedNodes
-    self.onAttach = didAttach
-    self.onWillStart = willStart
-    self.onDidStart = didStart
-    self.onDidCancel = didCancel
-    self.onDidProduce = didProduce
-    self.onWillFinish = willFinish
-    self.onDidFinish = didFinish
+    self.closures = ObserverClosures(
+      didAttach: didAttach,
+      willStart: willStart,
+      didStart: didStart,
+      didCancel: didCancel,
+      didProduce: didProduce,
+      willFinish: willFinish,
+      didFinish: didFinish
+    )
   }
 
   public func didAttach(to node: NodeInfo) {
-    self.onAttach?(node)
+    self.closures.attached(to: node)
   }
 
   public func willStart(_ node: NodeInfo) {
-    self.onWillStart?(node)
+    self.closures.willStart(node)
   }
 
   public func didStart(_ node: NodeInfo) {
-    self.onDidStart?(node)
+    self.closures.didStart(node)
   }
 
   public func didCancel(_ node: NodeInfo, errors: [any Error]) {
-    self.onDidCancel?(node, errors)
+    self.closures.cancelled(node, errors: errors)
   }
 
   public func didProduce(_ produced: NodeInfo, from node: NodeInfo) {
-    self.onDidProduce?(produced, node)
+    self.closures.produced(produced, by: node)
   }
 
   public func willFinish(_ node: NodeInfo, outcome: NodeOutcome) {
-    self.onWillFinish?(node, outcome)
+    self.closures.willFinish(node, outcome: outcome)
   }
 
   public func didFinish(_ node: NodeInfo, outcome: NodeOutcome) {
-    self.onDidFinish?(node, outcome)
+    self.closures.didFinish(node, outcome: outcome)
   }
 }

@@ -1,5 +1,4 @@
 #if SwiftOperationLogging
-  public import Foundation
   public import Logging
 
   /// An observer that logs every event of the nodes it observes, and of the nodes they produce,
@@ -15,13 +14,9 @@
   /// let graph = WorkGraph(observers: [LoggingObserver(logger: Logger(label: "sync"))])
   /// ```
   ///
-  /// It logs a ``ConcurrentOperation``'s events the same way, after the operation's `name` (its
-  /// type name when it has none), as danthorpe/Operations' `LoggingObserver` does:
-  ///
-  /// ```swift
-  /// sync.addObserver(LoggingObserver(logger: Logger(label: "sync")))
-  /// ```
-  public struct LoggingObserver: GraphObserver, OperationObserver {
+  /// With `OperationQueueCompat` imported, it logs a `ConcurrentOperation`'s events the same
+  /// way, after the operation's `name`, as danthorpe/Operations' `LoggingObserver` does.
+  public struct LoggingObserver: GraphObserver {
     /// The logger it writes to.
     public let logger: Logger
 
@@ -60,41 +55,17 @@
       self.log(node, "did finish with \(Self.describe(outcome.errors)).")
     }
 
-    public var attachesToProducedOperations: Bool { true }
-
-    public func didStart(_ operation: ConcurrentOperation) {
-      self.log(Self.name(of: operation), "did start.")
-    }
-
-    public func didCancel(_ operation: ConcurrentOperation, errors: [any Error]) {
-      self.log(Self.name(of: operation), "did cancel.")
-    }
-
-    public func didProduce(_ produced: Foundation.Operation, from operation: ConcurrentOperation) {
-      self.log(Self.name(of: operation), "did produce operation: \(Self.name(of: produced)).")
-    }
-
-    public func willFinish(_ operation: ConcurrentOperation, errors: [any Error]) {
-      self.log(Self.name(of: operation), "will finish with \(Self.describe(errors)).")
-    }
-
-    public func didFinish(_ operation: ConcurrentOperation, errors: [any Error]) {
-      self.log(Self.name(of: operation), "did finish with \(Self.describe(errors)).")
-    }
-
-    private static func name(of operation: Foundation.Operation) -> String {
-      operation.name ?? "\(type(of: operation))"
-    }
-
-    private func log(_ name: String, _ message: String) {
+    /// Logs a message after a name and a colon.
+    package func log(_ name: String, _ message: String) {
       self.logger.log(level: self.level, "\(name): \(message)")
     }
 
     private func log(_ node: NodeInfo, _ message: String) {
-      self.logger.log(level: self.level, "\(node.displayName): \(message)")
+      self.log(node.displayName, message)
     }
 
-    private static func describe(_ errors: [any Error]) -> String {
+    /// "no errors", or the errors.
+    package static func describe(_ errors: [any Error]) -> String {
       errors.isEmpty ? "no errors" : "error(s): \(errors)"
     }
   }

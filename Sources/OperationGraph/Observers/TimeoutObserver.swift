@@ -1,43 +1,31 @@
-public import Foundation
-
-/// An observer that ends a node or an operation that runs longer than a duration, at that
-/// deadline, with an `OperationTimeoutError` that carries the duration.
+/// An observer that ends a node that runs longer than a duration, at that deadline, with an
+/// `OperationTimeoutError` that carries the duration.
 ///
 /// The wait starts when the work starts (at `didStart`) and goes through the context's
-/// `operationDelayer`, so tests drive it without sleeping. At the deadline, the work is
-/// cancelled and the node or operation **ends at once**, whether or not the work heeds the
-/// cancellation, as the core's `timeout(after:)` ends a run:
+/// `operationDelayer`, so tests drive it without sleeping. At the deadline, the node's work is
+/// cancelled and the node **ends at once**, whether or not the work heeds the cancellation, as
+/// the core's `timeout(after:)` ends a run: it fails with the timeout error (a node that was
+/// cancelled before ends cancelled, with the timeout error among its errors). Its observers hear
+/// `willFinish` and `didFinish` then, its slot under the graph's concurrency limit is freed, and
+/// its dependents proceed as after any failure, so the graph's `run()` does not wait for work
+/// that ignores cancellation. That work goes on in the background until it returns, and what it
+/// returns is discarded.
 ///
-/// - A graph's node fails with the timeout error (a node that was cancelled before ends
-///   cancelled, with the timeout error among its errors). Its observers hear `willFinish` and
-///   `didFinish` then, its slot under the graph's concurrency limit and its mutual exclusion
-///   locks are freed, and its dependents proceed as after any failure, so the graph's `run()`
-///   does not wait for work that ignores cancellation. That work goes on in the background
-///   until it returns, and what it returns is discarded.
-/// - A ``ConcurrentOperation`` is cancelled with the timeout error and finishes: `isFinished`
-///   becomes `true`, which frees its `OperationQueue` slot, its ``ConcurrentOperation/errors``
-///   hold the timeout error, and ``Foundation/Operation/untilFinished()`` throws. A `finish()`
-///   that its work calls later is ignored: the first finish counts.
-///
-/// The timer never ends a node or an operation that has finished, or whose work has returned,
-/// and it stops when the node or the operation finishes.
+/// The timer never ends a node that has finished, or whose work has returned, and it stops when
+/// the node finishes.
 ///
 /// ```swift
 /// try graph.add(SlowRequest(), observers: [TimeoutObserver(timeout: .seconds(10))])
 /// ```
 ///
-/// It observes a ``ConcurrentOperation`` as danthorpe/Operations' observer did, through the
-/// operation's ``ConcurrentOperation/context``'s delayer, except that it also finishes an
-/// operation that does not finish when cancelled:
-///
-/// ```swift
-/// download.addObserver(TimeoutObserver(timeout: 10))
-/// ```
+/// With `OperationQueueCompat` imported, the same observer also ends a `ConcurrentOperation` on
+/// an `OperationQueue` at its deadline, as danthorpe/Operations' `TimeoutObserver` did.
 ///
 /// > Important: Work that ignores cancellation still runs after the deadline, holding whatever
-/// > it holds outside the graph or the queue. The node's mutual exclusion locks are released at
-/// > the deadline, so another node of the same category may start while it does.
-public final class TimeoutObserver: GraphObserver, OperationObserver {
+/// > it holds outside the graph. The node's mutual exclusion locks stay held until that work
+/// > returns, so another node of the same category never runs beside it; the node's answer, its
+/// > dependents and the graph's run do not wait for them.
+public final class TimeoutObserver: GraphObserver {
   /// How long a node may run.
   public let timeout: OperationDuration
 
@@ -58,13 +46,6 @@ public final class TimeoutObserver: GraphObserver, OperationObserver {
     self.init(timeout: OperationDuration(duration: timeout))
   }
 
-  /// Creates the observer with a timeout in seconds, as Operations' takes it.
-  ///
-  /// - Parameter timeout: How many seconds a node or an operation may run.
-  public convenience init(timeout: TimeInterval) {
-    self.init(timeout: .seconds(timeout))
-  }
-
   /// Starts the node's timer: at the deadline, the node ends with the timeout error.
   public func didStart(_ node: NodeInfo) {
     let timeout = self.timeout
@@ -78,30 +59,14 @@ public final class TimeoutObserver: GraphObserver, OperationObserver {
     self.stopTimer(for: .node(node.id))
   }
 
-  /// Starts the operation's timer: at the deadline, the operation is cancelled with the timeout
-  /// error and finishes.
-  public func didStart(_ operation: ConcurrentOperation) {
-    let timeout = self.timeout
-    self.startTimer(
-      for: .operation(ObjectIdentifier(operation)),
-      delayer: operation.context.operationDelayer
-    ) {
-      operation.end(atDeadlineWith: OperationTimeoutError(duration: timeout))
-    }
-  }
-
-  /// Stops the operation's timer.
-  public func didFinish(_ operation: ConcurrentOperation, errors: [any Error]) {
-    self.stopTimer(for: .operation(ObjectIdentifier(operation)))
-  }
-
-  /// What a timer runs for: a graph's node or an operation.
-  private enum TimerKey: Hashable {
+  /// What a timer runs for: a graph's node, or an object (an operation on a queue).
+  package enum TimerKey: Hashable, Sendable {
     case node(GraphNodeID)
-    case operation(ObjectIdentifier)
+    case object(ObjectIdentifier)
   }
 
-  private func startTimer(
+  /// Starts a timer that calls `onTimeout` at the deadline, unless it is stopped first.
+  package func startTimer(
     for key: TimerKey,
     delayer: any OperationDelayer & Sendable,
     onTimeout: @escaping @Sendable () -> Void
@@ -119,7 +84,8 @@ public final class TimeoutObserver: GraphObserver, OperationObserver {
     self.timers.withLock { $0[key] = timer }
   }
 
-  private func stopTimer(for key: TimerKey) {
+  /// Stops a timer; nothing happens for one that was stopped or has fired.
+  package func stopTimer(for key: TimerKey) {
     self.timers.withLock { $0.removeValue(forKey: key) }?.cancel()
   }
 }

@@ -18,8 +18,8 @@ import OperationCore
 /// decode.complete()  // reporter: 2/2, finished
 /// ```
 ///
-/// Observe a reporter with ``onChange(_:)`` or ``updates``, or mirror it into a Foundation
-/// `Progress` with ``foundationProgress()``.
+/// Observe a reporter with ``onChange(_:)`` or ``updates``; with `OperationQueueCompat`
+/// imported, mirror it into a Foundation `Progress` with `foundationProgress()`.
 ///
 /// Contract:
 /// - Counts are clamped: the completed units never go below 0 or above the total, and a negative
@@ -275,7 +275,7 @@ extension ProgressReporter {
 extension ProgressReporter {
   /// Adds a subscriber unless it was cancelled, and returns the progress and version it starts
   /// from.
-  func add(_ subscriber: Subscriber) -> (version: UInt64, progress: OperationProgress) {
+  package func add(_ subscriber: Subscriber) -> (version: UInt64, progress: OperationProgress) {
     self.state.withLock { state in
       // NB: A subscriber cancelled before it was added is not added: its cancellation marks it
       // first and then removes it, so either the mark is seen here or the removal follows.
@@ -287,14 +287,14 @@ extension ProgressReporter {
   }
 
   /// Removes a subscriber.
-  func remove(_ subscriber: Subscriber) {
+  package func remove(_ subscriber: Subscriber) {
     self.state.withLock { state in
       state.subscribers.removeAll { $0 === subscriber }
     }
   }
 
   /// A handler that receives progress one call at a time, newest last.
-  final class Subscriber: Sendable {
+  package final class Subscriber: Sendable {
     private struct Delivery {
       var lastVersion: UInt64?
       var isDelivering = false
@@ -305,7 +305,7 @@ extension ProgressReporter {
     private let handler: @Sendable (OperationProgress) -> Void
     private let delivery = Lock(Delivery())
 
-    init(_ handler: @escaping @Sendable (OperationProgress) -> Void) {
+    package init(_ handler: @escaping @Sendable (OperationProgress) -> Void) {
       self.handler = handler
     }
 
@@ -319,7 +319,7 @@ extension ProgressReporter {
 
     /// Calls the handler with `progress` unless a newer version was delivered already; a thread
     /// that finds another one delivering leaves the value to it.
-    func deliver(version: UInt64, progress: OperationProgress) {
+    package func deliver(version: UInt64, progress: OperationProgress) {
       let delivers = self.delivery.withLock { delivery in
         guard !delivery.isCancelled else { return false }
         if let last = delivery.lastVersion, version <= last { return false }

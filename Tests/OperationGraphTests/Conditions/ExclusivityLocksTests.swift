@@ -1,3 +1,4 @@
+import OperationGraphTestFixtures
 import Testing
 
 @testable import OperationGraph

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationGraphTestFixtures
 import OperationTestSupport
 import Testing
 

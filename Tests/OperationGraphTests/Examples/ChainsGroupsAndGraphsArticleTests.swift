@@ -1,6 +1,7 @@
 import Foundation
 import OperationCore
 import OperationGraph
+import OperationGraphTestFixtures
 import OperationTestSupport
 import Testing
 
@@ -124,26 +125,6 @@ import Testing
     let outcome = try #require(guarded.report(of: unzip).outcome)
     #expect(outcome.isNotExecuted)
     #expect(outcome.errors.first as? NoFailedDependenciesError == .failedDependencies)
-  }
-
-  @Test func `A Graph's Progress Is Watched As A Sequence And As A Foundation Progress`()
-    async throws
-  {
-    let steps = WorkGraph(maxConcurrentNodes: 1)
-    for step in 1...4 {
-      try steps.add(name: "Step \(step)") { _ in step }
-    }
-    let foundation = steps.progress.foundationProgress()
-    let watcher = Task {
-      var fractions = [Double]()
-      for await progress in steps.progress.updates {
-        fractions.append(progress.fractionCompleted)
-      }
-      return fractions
-    }
-    await steps.run()
-    #expect(await watcher.value.last == 1.0)
-    #expect(foundation.fractionCompleted == 1.0)
   }
 }
 

@@ -1,4 +1,5 @@
 import OperationGraph
+import OperationGraphTestFixtures
 
 /// A condition that brings a dependency: both log what they do.
 struct DependencyCondition: GraphCondition {

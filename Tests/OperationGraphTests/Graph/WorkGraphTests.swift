@@ -1,6 +1,7 @@
 import Operation
 import OperationCore
 import OperationGraph
+import OperationGraphTestFixtures
 import OperationTestSupport
 import Testing
 
@@ -259,6 +260,30 @@ import Testing
     let finishedAt = try #require(report.finishedAt)
     #expect(finishedAt > startedAt)
     #expect(report.executionTime() == finishedAt.timeIntervalSince(startedAt))
+  }
+
+  @Test func `A Running Node's Execution Time Reads The Context's Clock`() async throws {
+    var context = OperationContext()
+    let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 100))
+    context.operationClock = clock
+    let graph = WorkGraph(context: context)
+    let started = Gate()
+    let release = Gate()
+    let node = try graph.add { _ in
+      started.open()
+      await release.wait()
+      return 1
+    }
+    #expect(graph.report(of: node).executionTime() == 0)
+    let run = Task { await graph.run() }
+    await started.wait()
+    clock.advance(by: 5)
+    #expect(graph.report(of: node).executionTime() == 5)
+    #expect(graph.report(of: node).executionTime(now: Date(timeIntervalSince1970: 102)) == 2)
+    release.open()
+    _ = await run.value
+    clock.advance(by: 60)
+    #expect(graph.report(of: node).executionTime() == 5)
   }
 
   @Test func `A Node Runs Through A Client's Store And Shares Its State`() async throws {

@@ -1,5 +1,6 @@
 import OperationCore
 import OperationGraph
+import OperationGraphTestFixtures
 import OperationTestSupport
 import Testing
 

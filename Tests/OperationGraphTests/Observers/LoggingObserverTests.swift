@@ -2,11 +2,12 @@
   import Logging
   import OperationCore
   import OperationGraph
+  import OperationGraphTestFixtures
   import Testing
 
   @Suite struct `LoggingObserver tests` {
     @Test func `It Logs A Failed Node's Finish With Its Errors`() async throws {
-      let (logger, messages) = Self.capturingLogger()
+      let (logger, messages) = capturingLogger()
       let graph = WorkGraph(observers: [LoggingObserver(logger: logger)])
       try graph.add(name: "Test Logging Operation") { _ in throw GraphTestError(code: 1) }
       await graph.run()
@@ -19,7 +20,7 @@
     }
 
     @Test func `It Logs Cancellation And Production And Follows Produced Nodes`() async throws {
-      let (logger, messages) = Self.capturingLogger()
+      let (logger, messages) = capturingLogger()
       let graph = WorkGraph()
       let cancelled = try graph.add(name: "Cancelled", observers: [LoggingObserver(logger: logger)])
       {
@@ -36,27 +37,6 @@
       #expect(events.contains("Test Logging Operation: did produce operation: Test Operation."))
       #expect(events.contains("Test Operation: did finish with no errors."))
       #expect(events.contains("Test Logging Operation: will finish with no errors."))
-    }
-
-    static func capturingLogger() -> (Logger, EventLog) {
-      let log = EventLog()
-      let logger = Logger(label: "graph") { _ in CapturingHandler(log: log) }
-      return (logger, log)
-    }
-  }
-
-  private struct CapturingHandler: LogHandler {
-    let log: EventLog
-    var metadata = Logger.Metadata()
-    var logLevel = Logger.Level.trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-      get { self.metadata[key] }
-      set { self.metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-      self.log.append(event.message.description)
     }
   }
 #endif

@@ -1,6 +1,7 @@
 import Foundation
 import OperationCore
 import OperationGraph
+import OperationGraphTestFixtures
 import OperationTestSupport
 import Testing
 
@@ -55,7 +56,6 @@ import Testing
     let dependent = try graph.add(after: [node]) { context in
       (try? context.value(of: node)) == nil
     }
-    let sameCategory = try graph.add(conditions: [category]) { _ in 3 }
     let run = Task { await graph.run() }
     await delayer.waitForDelays(count: 1)
     #expect(graph.report(of: node).status.isRunning)
@@ -75,7 +75,6 @@ import Testing
     )
     #expect(events.events == ["willFinish true", "didFinish true"])
     #expect(try graph.result(of: dependent)?.get() == true)
-    #expect(try graph.result(of: sameCategory)?.get() == 3)
     #expect(!returned.isOpen)
     // NB: The work returns late; its result is discarded.
     stuck.open()
@@ -84,6 +83,62 @@ import Testing
       try graph.result(of: node)?.get()
     }
     #expect(graph.report(of: node).outcome?.isFailed == true)
+  }
+
+  @Test func `A Node Ended At Its Deadline Holds Its Mutual Exclusion Lock Until Its Work Returns`()
+    async throws
+  {
+    let delayer = ManualDelayer()
+    var context = OperationContext()
+    context.operationDelayer = delayer
+    let category = "TimeoutObserverTests.heldUntilReturn"
+    let lock = "MutuallyExclusive<\(category)>"
+    let stuck = Gate()
+    let started = Gate()
+    let ended = Gate()
+    let events = EventLog()
+    let graph = WorkGraph(context: context)
+    let node = try graph.add(
+      conditions: [MutuallyExclusive(category: category)],
+      observers: [
+        TimeoutObserver(timeout: .seconds(2)),
+        GraphBlockObserver(didFinish: { _, _ in ended.open() }),
+      ]
+    ) { _ -> Int in
+      started.open()
+      // NB: Ignores cancellation, as a stuck await would.
+      await stuck.wait()
+      events.append("stuck work returned")
+      return 1
+    }
+    let run = Task { await graph.run() }
+    await started.wait()
+    await delayer.waitForDelays(count: 1)
+    delayer.resumeAll()
+    await ended.wait()
+    // NB: The answer comes at the deadline; the lock stays with the work that still runs.
+    #expect(graph.report(of: node).outcome?.isFailed == true)
+    let isHeldAfterDeadline = ExclusivityLocks.shared.isHeld(lock)
+    #expect(isHeldAfterDeadline)
+    guard isHeldAfterDeadline else {
+      stuck.open()
+      return
+    }
+
+    let other = WorkGraph()
+    let sameCategory = try other.add(conditions: [MutuallyExclusive(category: category)]) { _ in
+      events.append("same category ran")
+      return 2
+    }
+    let otherRun = Task { await other.run() }
+    await ExclusivityLocks.shared.waitForWaiters(lock, count: 1)
+    #expect(events.events.isEmpty)
+    stuck.open()
+    _ = await run.value
+    _ = await otherRun.value
+    #expect(events.events == ["stuck work returned", "same category ran"])
+    #expect(try other.result(of: sameCategory)?.get() == 2)
+    #expect(!ExclusivityLocks.shared.isHeld(lock))
   }
 
   @Test func `A Node That Finishes In Time Is Never Cancelled And Its Timer Stops`() async throws {
@@ -104,75 +159,6 @@ import Testing
     await waitForCancelledTimer(delayer)
     #expect(delayer.resumeAll() == 0)
     #expect(try graph.result(of: node)?.get() == 1)
-  }
-
-  // MARK: - Operations
-
-  @Test func `An Operation Whose Work Never Finishes Is Finished At The Deadline`() async throws {
-    let delayer = ManualDelayer()
-    let operation = StuckOperation()
-    operation.context.operationDelayer = delayer
-    operation.addObserver(TimeoutObserver(timeout: 3))
-    let next = TestOperation()
-    let queue = OperationQueue()
-    queue.maxConcurrentOperationCount = 1
-    queue.addOperation(operation)
-    queue.addOperation(next)
-    await operation.executed.wait()
-    await delayer.waitForDelays(count: 1)
-    delayer.resumeAll()
-    // NB: On an operation that a timeout cannot finish, this would wait for ever; the time limit
-    // cancels the test, which then finishes the operation itself, and fails.
-    let error = await withTaskCancellationHandler {
-      await #expect(throws: OperationErrors.self) { try await operation.untilFinished() }
-    } onCancel: {
-      operation.finishLate(with: TestError(id: 1))
-    }
-    #expect(
-      error?.errors.map { $0 as? OperationTimeoutError } == [
-        OperationTimeoutError(duration: .seconds(3))
-      ]
-    )
-    #expect(operation.isFinished && !operation.isExecuting)
-    #expect(operation.isCancelled)
-    // NB: The slot is free: the next operation runs.
-    try await next.untilFinished()
-    #expect(next.didExecute)
-    operation.finishLate(with: TestError(id: 2))
-    #expect(
-      operation.errors.map { $0 as? OperationTimeoutError } == [
-        OperationTimeoutError(duration: .seconds(3))
-      ]
-    )
-  }
-
-  @Test func `An Operation Cancelled Before The Deadline But Still Running Is Finished Then`()
-    async throws
-  {
-    let delayer = ManualDelayer()
-    let operation = StuckOperation()
-    operation.context.operationDelayer = delayer
-    let cancellations = Lock(0)
-    operation.addObserver(BlockObserver(didCancel: { _ in cancellations.withLock { $0 += 1 } }))
-    operation.addObserver(TimeoutObserver(timeout: 3))
-    OperationQueue().addOperation(operation)
-    await operation.executed.wait()
-    await delayer.waitForDelays(count: 1)
-    operation.cancel()
-    #expect(!operation.isFinished)
-    delayer.resumeAll()
-    await withTaskCancellationHandler {
-      try? await operation.untilFinished()
-    } onCancel: {
-      operation.finishLate(with: TestError(id: 1))
-    }
-    #expect(operation.isFinished)
-    #expect(
-      operation.errors.map { $0 as? OperationTimeoutError } == [
-        OperationTimeoutError(duration: .seconds(3))
-      ]
-    )
-    #expect(cancellations.withLock { $0 } == 1)
   }
 
   private func waitForCancelledTimer(_ delayer: ManualDelayer) async {

@@ -1,5 +1,6 @@
 import OperationCore
 import OperationGraph
+import OperationGraphTestFixtures
 import OperationTestSupport
 import Testing
 
@@ -16,9 +17,21 @@ import Testing
     #expect(ran.all == [1])
   }
 
-  @Test func `A Block Request With No Block Finishes`() async {
+  @Test func `A Block Request With No Block Succeeds Without Yielding`() async throws {
     let request: BlockRequest<Void, Never> = BlockRequest()
-    await OperationRunner(operation: request).run()
+    let yields = Lock(0)
+    // NB: A request that never returned would fail this suite's time limit.
+    await request.run(
+      isolation: nil,
+      in: OperationContext(),
+      with: OperationContinuation { _, _ in yields.withLock { $0 += 1 } }
+    )
+    #expect(yields.withLock { $0 } == 0)
+    let graph = WorkGraph()
+    let node = try graph.add(request)
+    let report = await graph.run()
+    #expect(report[node].outcome?.isSucceeded == true)
+    #expect(report.succeededCount == 1)
   }
 
   // MARK: - Context, errors and modifiers

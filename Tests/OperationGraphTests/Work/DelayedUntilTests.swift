@@ -1,6 +1,7 @@
 import Foundation
 import OperationCore
 import OperationGraph
+import OperationGraphTestFixtures
 import OperationTestSupport
 import Testing
 

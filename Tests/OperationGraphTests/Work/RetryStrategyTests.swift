@@ -1,5 +1,6 @@
 @_spi(Warnings) import OperationCore
 @_spi(Warnings) import OperationGraph
+import OperationGraphTestFixtures
 import Testing
 
 @Suite struct `RetryStrategy tests` {
