@@ -1,5 +1,6 @@
 @_spi(Warnings) import OperationCore
 import Synchronization
+import OperationSynchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

@@ -1,4 +1,5 @@
 public import Foundation
+import OperationSynchronization
 
 /// An observer that ends a node or an operation that runs longer than a duration, at that
 /// deadline, with an `OperationTimeoutError` that carries the duration.

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 #if canImport(Foundation)
   import OperationCore
   public import Foundation

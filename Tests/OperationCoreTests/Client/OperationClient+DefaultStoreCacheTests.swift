@@ -2,6 +2,7 @@ import Operation
 import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `OperationClient+DefaultStoreCache tests` {
   @Test(arguments: [

@@ -2,6 +2,7 @@ import Operation
 @_spi(Warnings) import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `OperationClient tests` {
   @Test func `Returns The Same Store For The Same Path`() {

@@ -2,6 +2,7 @@ import Foundation
 import Operation
 @_spi(Warnings) import OperationCore
 import Testing
+import OperationSynchronization
 
 // NB: Every declaration in this file spells the public API the way code written for
 // swift-operation 0.5 spells it: explicit modifier struct names in return types, argument labels,

@@ -2,6 +2,7 @@ import Foundation
 @_spi(Warnings) import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `OperationController tests` {
   private typealias State = QueryState<Int, any Error>

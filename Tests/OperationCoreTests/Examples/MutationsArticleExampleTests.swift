@@ -1,6 +1,7 @@
 import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 // The example of the Mutations article (Sources/OperationCore/Documentation.docc/Articles/
 // Mutations.md), as written there; the tests check what its comments claim.

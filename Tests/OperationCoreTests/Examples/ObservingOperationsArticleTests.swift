@@ -2,6 +2,7 @@ import Foundation
 import Operation
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 #if SwiftOperationMetrics
   import MetricsTestKit

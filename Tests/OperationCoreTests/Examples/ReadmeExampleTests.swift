@@ -1,6 +1,7 @@
 import Foundation
 import Operation
 import Testing
+import OperationSynchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -1,5 +1,6 @@
 import OperationCore
 import OperationTestSupport
+import OperationSynchronization
 
 /// A mutation that holds every attempt until the test releases its arguments, then returns the
 /// arguments or throws ``TestError``.

@@ -1,5 +1,6 @@
 import OperationCore
 import OperationTestSupport
+import OperationSynchronization
 
 /// A query whose fetches are numbered from 0 and each wait until the test releases them with a
 /// result, so that a test can order the ends of overlapping fetches.

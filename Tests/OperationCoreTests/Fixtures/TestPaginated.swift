@@ -1,6 +1,7 @@
 import Foundation
 import OperationCore
 import OperationTestSupport
+import OperationSynchronization
 
 /// A paginated request over a dictionary of pages that a test edits, with ways to hold, fail and
 /// count fetches.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OperationCore
+import OperationSynchronization
 
 @Suite struct `RecursiveLock tests` {
   @Test func `Effects Wait For The Outermost Release Of The Same Lock`() {

@@ -1,6 +1,7 @@
 import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `HandleEvents tests` {
   private typealias State = QueryState<Int, any Error>

@@ -1,6 +1,7 @@
 import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `Retry tests` {
   @Test(arguments: [0, 1, 3])

@@ -1,6 +1,7 @@
 import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `MutationEventHandler tests` {
   private typealias State = MutationState<String, Int, any Error>

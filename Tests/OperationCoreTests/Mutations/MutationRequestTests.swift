@@ -1,6 +1,7 @@
 @_spi(Warnings) import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `MutationRequest tests` {
   @Test func `A Modified Mutation Is Still A Mutation`() async throws {

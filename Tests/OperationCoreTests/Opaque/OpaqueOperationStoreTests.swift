@@ -1,5 +1,6 @@
 import OperationCore
 import Testing
+import OperationSynchronization
 
 @Suite struct `OpaqueOperationStore tests` {
   @Test func `Current Value Reads The Base Store`() {

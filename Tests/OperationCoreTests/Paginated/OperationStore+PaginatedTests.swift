@@ -4,6 +4,7 @@ import Operation
 import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `OperationStore+Paginated tests` {
   private typealias State = PaginatedState<Int, String, any Error>

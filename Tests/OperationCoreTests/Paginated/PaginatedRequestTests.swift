@@ -4,6 +4,7 @@ import Operation
 @_spi(Warnings) import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `PaginatedRequest tests` {
   @Test func `Outside A Store A Run Fetches The Initial Page With No Pages`() async throws {

@@ -1,5 +1,6 @@
 import OperationCore
 import Testing
+import OperationSynchronization
 
 @Suite struct `OperationRunner tests` {
   @Test func `Runner Runs The Operation`() async throws {

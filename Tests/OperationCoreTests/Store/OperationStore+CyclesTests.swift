@@ -1,6 +1,7 @@
 @_spi(Warnings) import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `OperationStore cycles tests` {
   // MARK: - A query that fetches itself

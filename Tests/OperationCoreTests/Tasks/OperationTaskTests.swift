@@ -1,6 +1,7 @@
 @_spi(Warnings) import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `OperationTask tests` {
   @Test func `Concurrent Awaits Run The Work Once`() async throws {

@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 /// What an observer saw: the notification's name, object, user info and the dates then.
 private struct Sighting: Sendable {

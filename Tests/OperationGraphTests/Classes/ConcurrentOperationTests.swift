@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite(.timeLimit(.minutes(1))) struct `ConcurrentOperation tests` {
   @Test func `a plain queue runs dependents after their dependencies finish`() async throws {

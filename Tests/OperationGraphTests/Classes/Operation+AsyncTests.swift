@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite(.timeLimit(.minutes(1))) struct `Operation async tests` {
   @Test func `a plain Foundation operation can be awaited`() async throws {

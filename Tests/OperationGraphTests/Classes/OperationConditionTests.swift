@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite(.timeLimit(.minutes(1))) struct `OperationCondition tests` {
   @Test func `a failed condition finishes the operation with its error, without executing`()

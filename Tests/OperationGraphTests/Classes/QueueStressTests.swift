@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite(.timeLimit(.minutes(3))) struct `Queue stress tests` {
   /// 10,000 operations with random dependencies (on earlier operations, so there is no cycle)

@@ -2,6 +2,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `AnyErrorOperation tests` {
   @Test func `Keeps The Paths Of The Parts`() {

@@ -2,6 +2,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `Catch tests` {
   // PeakOperation's passesError: the failure goes to the next operation.

@@ -2,6 +2,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `FlatMap tests` {
   // PeakOperation ResultTests.testInjectionPassing, through requests that take the result.

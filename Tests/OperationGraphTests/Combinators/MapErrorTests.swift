@@ -2,6 +2,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `MapError tests` {
   private struct Wrapped: Error, Equatable {

@@ -2,6 +2,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `Map tests` {
   // PeakOperation MapTests.testMapOperationOverrideMapValueSuccess and ResultTests.testInput.

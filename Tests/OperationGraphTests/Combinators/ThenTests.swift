@@ -2,6 +2,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `Then tests` {
   @Test func `Runs Both In Order And Returns The Second Value`() async throws {

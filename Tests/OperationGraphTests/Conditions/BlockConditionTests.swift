@@ -1,6 +1,7 @@
 import OperationCore
 import OperationGraph
 import Testing
+import OperationSynchronization
 
 @Suite struct `BlockCondition tests` {
   @Test func `A True Block Lets The Node Run`() async throws {

@@ -1,6 +1,7 @@
 import OperationCore
 import OperationGraph
 import Testing
+import OperationSynchronization
 
 @Suite struct `SilentCondition tests` {
   @Test func `Its Name Wraps The Inner Name And Its Exclusivity Is The Inner One`() {

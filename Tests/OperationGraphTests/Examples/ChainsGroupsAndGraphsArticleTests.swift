@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 // The examples of the "Chains, Groups and Graphs" article, as they stand there.
 

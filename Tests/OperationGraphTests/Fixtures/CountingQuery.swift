@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A query that counts its fetches and returns the count.
 struct CountingQuery: QueryRequest, Hashable, Sendable {

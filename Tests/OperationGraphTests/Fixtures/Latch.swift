@@ -1,5 +1,6 @@
 import OperationCore
 import OperationTestSupport
+import OperationSynchronization
 
 /// Counts arrivals and lets a test wait, without polling, until a number of them have come.
 final class Latch: Sendable {

@@ -2,6 +2,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `GraphGroup tests` {
   @Test func `A Group Finishes After Every Child Ran`() async throws {

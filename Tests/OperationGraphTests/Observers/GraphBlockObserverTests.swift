@@ -2,6 +2,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

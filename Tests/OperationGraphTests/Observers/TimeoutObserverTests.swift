@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite(.timeLimit(.minutes(1))) struct `TimeoutObserver tests` {
   @Test func `A Node That Runs Too Long Fails With One Timeout Error`() async throws {

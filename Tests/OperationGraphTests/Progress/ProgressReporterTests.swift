@@ -1,6 +1,7 @@
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `ProgressReporter tests` {
   @Test(

@@ -1,5 +1,6 @@
 import OperationCore
 import OperationTestSupport
+import OperationSynchronization
 
 // Requests and recorders that the tests of `Sources/OperationGraph/Work/` share. The names start
 // with `Work` so that they cannot clash with the fixtures of the graph's other tests.

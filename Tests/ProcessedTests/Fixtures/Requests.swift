@@ -1,5 +1,6 @@
 import OperationCore
 import OperationTestSupport
+import OperationSynchronization
 
 /// Counts calls across tasks.
 final class CallCounter: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import OperationTestSupport
 import SharingOperation
 import Testing
+import OperationSynchronization
 
 // The ObservingState article's placeholder and selection examples (ObservingStateModels.swift),
 // against the stubbed dummyjson.com API, as the README example tests do.

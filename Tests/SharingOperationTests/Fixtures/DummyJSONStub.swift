@@ -1,6 +1,7 @@
 import Foundation
 import OperationCore
 import OperationTestSupport
+import OperationSynchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -1,5 +1,6 @@
 import OperationCore
 import SharingOperation
+import OperationSynchronization
 
 /// A scheduler that holds its work until the test runs it, to stand for a scheduler that runs
 /// late or out of order.

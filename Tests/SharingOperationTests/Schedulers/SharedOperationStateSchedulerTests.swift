@@ -1,6 +1,7 @@
 import OperationCore
 import SharingOperation
 import Testing
+import OperationSynchronization
 
 @Suite struct `SharedOperationStateScheduler tests` {
   @Test func `The Synchronous Scheduler Runs Work At Once`() {

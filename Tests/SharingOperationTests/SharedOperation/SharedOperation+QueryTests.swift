@@ -1,5 +1,6 @@
 import SharingOperation
 import Testing
+import OperationSynchronization
 
 @Suite struct `SharedOperation+Query tests` {
   @Dependency(\.defaultOperationClient) private var client

@@ -1,6 +1,7 @@
 import OperationTestSupport
 import SharingOperation
 import Testing
+import OperationSynchronization
 
 // Pins `SharedOperation.select`: a shared selection of the wrapper's store, with its scheduler.
 

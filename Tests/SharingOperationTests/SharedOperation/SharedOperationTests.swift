@@ -2,6 +2,7 @@ import Foundation
 import OperationTestSupport
 @_spi(Warnings) @_spi(Testing) import SharingOperation
 import Testing
+import OperationSynchronization
 
 // Pins the behaviours of upstream's OperationKeyTests and OperationStateKeyTests (reference §17)
 // that do not need SwiftUI, with Observation in place of Perception. Every test gets a fresh

@@ -1,6 +1,7 @@
 import OperationTestSupport
 import SharingOperation
 import Testing
+import OperationSynchronization
 
 // Pins issue 16, item 4: a shared selection's observers hear only of changes to the selected
 // value, it is one subscriber of its store, and its subscription lives as long as its last copy.

@@ -1,4 +1,5 @@
 import Synchronization
+import OperationSynchronization
 
 /// The runs in flight of one deduplicated operation in one store, and the callers waiting for
 /// them.

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 extension Lock {
   /// A copy of the value, which need not be `Sendable`.

@@ -2,6 +2,7 @@ import IdentifiedCollections
 import OperationCore
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite struct `Deduplication tests` {
   @Test func `Concurrent Fetches Run The Query Once And Share Its Value`() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import OperationCore
 import OperationGraph
 import OperationTestSupport
+import OperationSynchronization
 
 /// A ``ConcurrentOperation`` for tests: it records that it executed, waits for a gate when it has
 /// one (finishing at once when cancelled), and finishes with its error.

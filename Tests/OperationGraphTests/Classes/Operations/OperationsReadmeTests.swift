@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 /// The examples of danthorpe/Operations' README, as written modulo Swift 6 and Linux: YapDatabase
 /// and UIKit are replaced by small fakes of the same shape, and `BlockOperation(mainQueueBlock:)`

@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite(.timeLimit(.minutes(1))) struct `RetryOperation tests` {
   /// Attempts that fail until attempt `threshold`, which succeeds.

@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 @Suite(.timeLimit(.minutes(1))) struct `GroupChainOperation tests` {
   @Test func `A group of a successful chain succeeds`() async throws {

@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 /// A multiple-result consumer of the test's own, with plain stored input.
 private final class Collector: ConcurrentOperation, ConsumesMultipleResults, @unchecked Sendable {

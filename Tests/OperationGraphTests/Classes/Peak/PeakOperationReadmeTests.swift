@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 // The examples of PeakOperation's README, as written, modulo Swift 6: `@unchecked Sendable` on
 // subclasses, `any Error`, initial values for stored properties, and a log instead of `print`.

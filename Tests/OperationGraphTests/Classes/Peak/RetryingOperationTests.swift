@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationTestSupport
 import Testing
+import OperationSynchronization
 
 /// Fails until its `succeedsOnExecution`th execution (never, for `nil`), counting executions.
 private final class FlakyOperation: RetryingOperation<Int>, @unchecked Sendable {

@@ -1,6 +1,7 @@
 import OperationCore
 import OperationGraph
 import OperationTestSupport
+import OperationSynchronization
 
 /// What the steps of a chain did, in the order they did it.
 ///

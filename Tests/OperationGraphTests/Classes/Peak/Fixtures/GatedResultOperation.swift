@@ -2,6 +2,7 @@ import Foundation
 import OperationCore
 import OperationGraph
 import OperationTestSupport
+import OperationSynchronization
 
 /// A producer that opens `started` when it executes, then produces `value` when `release` opens;
 /// cancelled while it executes, it finishes at once without a result.

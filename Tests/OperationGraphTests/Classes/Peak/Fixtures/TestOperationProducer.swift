@@ -1,5 +1,6 @@
 import OperationCore
 import OperationGraph
+import OperationSynchronization
 
 /// A producer of `Void` that records whether it executed, for groups.
 final class TestOperationProducer: ConcurrentOperation, ProducesResult, @unchecked Sendable {
