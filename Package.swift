@@ -99,6 +99,9 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
   ],
   targets: [
+    // The package's one lock family (`Lock`, `RecursiveLock`), internal to the package: every
+    // module guards its state with these, and nothing else (see the loop at the end).
+    .target(name: "OperationSynchronization"),
     .target(
       name: "OperationCore",
       dependencies: [
@@ -352,6 +355,13 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// NB: Every module and test target may use the lock family; the macro plug-in runs in the
+// compiler and needs none.
+for target in package.targets
+where target.name != "OperationSynchronization" && target.type != .macro {
+  target.dependencies.append("OperationSynchronization")
+}
 
 for target in package.targets {
   target.swiftSettings =

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Warnings) import OperationCore
 import OperationGraph
+import OperationSynchronization
 
 extension ConcurrentOperation {
   /// Adds a condition, evaluated when the queue starts the operation.

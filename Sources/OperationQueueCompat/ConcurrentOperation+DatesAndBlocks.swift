@@ -1,4 +1,5 @@
 public import Foundation
+import OperationSynchronization
 
 extension ConcurrentOperation {
   /// When the operation started executing, between will-start and did-start; `nil` before.

@@ -1,4 +1,5 @@
 public import Foundation
+import OperationSynchronization
 
 extension ConcurrentOperation {
   /// Adds an observer, and tells it with ``OperationObserver/didAttach(to:)``.

@@ -1,5 +1,6 @@
 package import Foundation
 import OperationCore
+import OperationSynchronization
 
 // MARK: - Package hooks
 

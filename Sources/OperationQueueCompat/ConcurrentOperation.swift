@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(Warnings) public import OperationCore
+import OperationSynchronization
 
 /// An asynchronous `Foundation.Operation` that works on Linux as on Apple platforms: override
 /// ``execute()`` and call ``finish()`` when the work is done, from any thread.

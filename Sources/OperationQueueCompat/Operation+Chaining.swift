@@ -1,4 +1,5 @@
 public import Foundation
+import OperationSynchronization
 
 extension Foundation.Operation {
   /// Makes `operation` run after this one, and returns it, for fluent chains: PeakOperation's

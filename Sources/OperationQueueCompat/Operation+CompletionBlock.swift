@@ -1,5 +1,6 @@
 public import Foundation
 import OperationCore
+import OperationSynchronization
 
 extension Foundation.Operation {
   /// Adds a block to run when the operation finishes, after the blocks added before it:

@@ -1,4 +1,5 @@
 import Foundation
+import OperationSynchronization
 
 /// A ``ConcurrentOperation`` that runs an `OperationRequest` (or a store's operation): the bridge
 /// from this package's requests to `OperationQueue` code.

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// A one-shot gate that holds asynchronous work until a test opens it.
 ///
 /// Use a gate to stop an operation mid-flight, check what the store looks like while it runs,

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A `Clock` whose time moves only when a test calls ``advance(by:)``.
 ///

@@ -1,4 +1,5 @@
 public import OperationCore
+import OperationSynchronization
 
 /// A delayer whose delays last until a test ends them.
 ///

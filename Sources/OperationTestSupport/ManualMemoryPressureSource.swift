@@ -1,4 +1,5 @@
 public import OperationCore
+import OperationSynchronization
 
 /// A memory pressure source that notifies only when a test tells it to.
 ///

@@ -1,4 +1,5 @@
 public import OperationCore
+import OperationSynchronization
 
 #if canImport(FoundationEssentials)
   public import FoundationEssentials

@@ -1,4 +1,5 @@
 public import OperationCore
+import OperationSynchronization
 
 /// A run specification that a test satisfies or unsatisfies by hand.
 ///

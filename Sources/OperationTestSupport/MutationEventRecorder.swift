@@ -1,4 +1,5 @@
 public import OperationCore
+import OperationSynchronization
 
 /// Records the events that a mutation's store delivers to a subscription or a run handler, with
 /// the arguments of each attempt.

@@ -1,4 +1,5 @@
 public import OperationCore
+import OperationSynchronization
 
 /// Records the events that a store delivers to a subscription or a run handler.
 ///

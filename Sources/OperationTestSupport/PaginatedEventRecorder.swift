@@ -1,5 +1,6 @@
 public import IdentifiedCollections
 public import OperationCore
+import OperationSynchronization
 
 /// Records the events that a paginated request's store delivers, page events included.
 ///

@@ -1,4 +1,5 @@
 public import OperationCore
+import OperationSynchronization
 
 /// A delayer that records every duration it is asked to wait for, and returns at once.
 ///

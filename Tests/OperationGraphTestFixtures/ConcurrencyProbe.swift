@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// Records what nodes do while they run: how many run at once at most, how often each ran, and
 /// when each entered and left, on one counter, so that the order can be checked afterwards.

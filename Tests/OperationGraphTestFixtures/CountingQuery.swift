@@ -1,4 +1,5 @@
 package import OperationCore
+package import OperationSynchronization
 
 /// A query that counts its fetches and returns the count.
 package struct CountingQuery: QueryRequest, Hashable, Sendable {

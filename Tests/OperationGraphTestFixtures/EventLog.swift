@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// Records events from many tasks, in the order they happened.
 package final class EventLog: Sendable {

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 
 /// Counts arrivals and lets a test wait, without polling, until a number of them have come.

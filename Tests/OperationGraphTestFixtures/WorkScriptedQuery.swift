@@ -1,4 +1,5 @@
 package import OperationCore
+import OperationSynchronization
 
 /// The error of a scripted run, numbered by the run that threw it (from 1).
 package struct WorkError: Error, Hashable {

@@ -2,6 +2,7 @@ import Foundation
 import OperationCore
 import OperationGraph
 import OperationQueueCompat
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

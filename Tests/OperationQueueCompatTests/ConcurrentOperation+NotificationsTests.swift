@@ -2,6 +2,7 @@ import Foundation
 import OperationCore
 import OperationGraph
 import OperationQueueCompat
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 
@@ -22,7 +23,7 @@ private final class NotificationSpy: Sendable {
     ConcurrentOperation.operationWillFinish, ConcurrentOperation.operationDidFinish,
   ]
   private let sightings = Lock([Sighting]())
-  private let tokens = Lock([any NSObjectProtocol]())
+  private let tokens = Lock([ObserverToken]())
 
   init(_ operation: ConcurrentOperation, clock: ManualOperationClock? = nil) {
     for name in Self.names {
@@ -43,7 +44,7 @@ private final class NotificationSpy: Sendable {
         // NB: The clock moves after each notification, so the dates differ.
         clock?.advance(by: 1)
       }
-      self.tokens.withLock { $0.append(token) }
+      self.tokens.withLock { $0.append(ObserverToken(base: token)) }
     }
   }
 
@@ -54,7 +55,7 @@ private final class NotificationSpy: Sendable {
   func stop() {
     self.tokens.withLock { tokens in
       for token in tokens {
-        NotificationCenter.default.removeObserver(token)
+        NotificationCenter.default.removeObserver(token.base)
       }
       tokens = []
     }
@@ -155,4 +156,11 @@ private final class NotificationSpy: Sendable {
       operation.description == "BlockResultOperation<String>(name: 'Doing some work...', state: 0)"
     )
   }
+}
+
+/// A notification center's observer token, kept to remove the observer.
+// NB: `@unchecked Sendable` is safe because the token is only handed back to
+// `NotificationCenter.removeObserver(_:)`, which takes it from any thread, and never read else.
+private struct ObserverToken: @unchecked Sendable {
+  let base: any NSObjectProtocol
 }

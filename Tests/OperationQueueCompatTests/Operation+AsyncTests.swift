@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationGraphTestFixtures
 import OperationQueueCompat
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

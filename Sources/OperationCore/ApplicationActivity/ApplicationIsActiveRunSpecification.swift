@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 // MARK: - ApplicationIsActiveRunSpecification
 
 /// A run specification that holds while the application is active.

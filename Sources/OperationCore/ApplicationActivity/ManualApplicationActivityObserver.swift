@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// An application activity observer that your own lifecycle code drives.
 ///
 /// Linux has no system-wide notion of a foreground application, so tell the observer yourself:

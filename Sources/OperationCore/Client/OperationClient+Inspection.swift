@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 #if canImport(FoundationEssentials)
   public import FoundationEssentials
 #else

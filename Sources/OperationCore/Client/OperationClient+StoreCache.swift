@@ -1,4 +1,5 @@
 import IssueReporting
+import OperationSynchronization
 
 extension OperationClient {
   /// Where a client keeps its stores.

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// The pool of an application's stores, one per ``OperationPath``.
 ///
 /// Ask the client for a store; it creates the store the first time and returns the same

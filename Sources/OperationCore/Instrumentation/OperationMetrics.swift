@@ -1,6 +1,6 @@
 #if SwiftOperationMetrics
   public import CoreMetrics
-  import Synchronization
+  import OperationSynchronization
 
   // MARK: - Metrics
 
@@ -85,7 +85,7 @@
 
     private let factory: any MetricsFactory
     private let grouping: Grouping
-    private let groups = Mutex<[String: GroupMetrics]>([:])
+    private let groups = Lock<[String: GroupMetrics]>([:])
 
     /// Creates an instrument.
     ///

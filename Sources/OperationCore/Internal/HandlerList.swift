@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// A thread-safe list of handlers that an observer or specification calls when its value changes.
 ///
 /// Each handler stays in the list until the subscription returned by ``add(_:)`` ends. Callers

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// The shared machinery of network observers that poll for their status on an injected clock.
 ///
 /// The core keeps the latest status and the subscribers, and runs one polling task at a time:

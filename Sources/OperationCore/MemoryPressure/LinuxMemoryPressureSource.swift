@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 #if os(Linux)
   #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// How long to wait before each retry, as a function of the attempt number.
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 extension StatefulOperationRequest where State: Sendable {
   /// Reruns the operation when a run specification becomes satisfied.
   ///

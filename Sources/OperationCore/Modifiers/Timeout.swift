@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 extension OperationRequest where Failure == any Error {
   /// Fails a run with ``OperationTimeoutError`` when the operation takes longer than a duration.
   ///

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// A network observer whose status changes only when you send one, for tests and previews.
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 #if canImport(Network)
   public import Dispatch
   public import Network

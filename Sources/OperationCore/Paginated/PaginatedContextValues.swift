@@ -1,4 +1,5 @@
 import IdentifiedCollections
+import OperationSynchronization
 
 // MARK: - Fetch type
 

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 // MARK: - AsyncSequenceRunSpecification
 
 /// A run specification whose value is the latest element of an asynchronous sequence of booleans.

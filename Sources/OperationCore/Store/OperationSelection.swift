@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// A read-only view of one part of a store's state, whose subscribers hear only of changes to
 /// that part.
 ///

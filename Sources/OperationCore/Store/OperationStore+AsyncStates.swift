@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 extension OperationStore {
   /// The store's states as an `AsyncSequence`: the state at subscription first, then the changes,
   /// of which a consumer that falls behind gets only the newest.

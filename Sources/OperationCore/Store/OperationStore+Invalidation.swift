@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 // MARK: - Invalidation
 
 extension OperationStore {

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 // MARK: - Optimistic updates
 
 extension OperationStore {

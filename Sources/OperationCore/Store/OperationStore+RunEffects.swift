@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 // MARK: - Run effects
 
 /// Work that a modifier starts once per run of a store, however many attempts the run makes, and

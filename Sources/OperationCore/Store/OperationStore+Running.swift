@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 // MARK: - Running
 
 extension OperationStore {

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 // MARK: - Subscribing
 
 extension OperationStore {

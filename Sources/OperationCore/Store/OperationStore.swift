@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// The runtime of a stateful operation: it runs the operation and keeps its state for every
 /// observer.
 ///

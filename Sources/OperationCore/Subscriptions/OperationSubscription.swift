@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// A handle that ends a subscription when cancelled or released.
 ///
 /// Stores, clients, run specifications and observers return one from `subscribe`. The

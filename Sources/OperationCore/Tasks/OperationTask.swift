@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// A unit of work that runs at most once, however many times and from wherever it is awaited.
 ///
 /// Stores create an `OperationTask` for every run of an operation, and a state keeps the tasks

@@ -1,4 +1,5 @@
 import IssueReporting
+import OperationSynchronization
 
 /// Reports a warning as an issue: a test failure under a test runner, a runtime warning otherwise.
 ///

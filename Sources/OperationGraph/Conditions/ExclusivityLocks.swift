@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// The process-wide locks behind mutual exclusion: one FIFO lock per category.
 ///
 /// A node with a mutually exclusive condition acquires its categories' locks on its worker, once

@@ -1,4 +1,5 @@
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 
 extension WorkGraph {
   /// Adds a node; the one method that every way of adding goes through.

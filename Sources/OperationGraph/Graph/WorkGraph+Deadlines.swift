@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 extension WorkGraph {
   /// Ends a running node at its deadline, with `error`, whatever its work does: a

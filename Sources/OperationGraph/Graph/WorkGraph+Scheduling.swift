@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 extension WorkGraph {
   /// Performs what the state machine decided, with no lock held.

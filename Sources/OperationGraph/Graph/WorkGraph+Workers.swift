@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

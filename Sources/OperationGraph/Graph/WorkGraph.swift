@@ -1,4 +1,5 @@
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 import Synchronization
 
 /// Runs pieces of work with dependencies between them: a directed acyclic graph of nodes, run on

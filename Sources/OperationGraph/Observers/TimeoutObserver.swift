@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 /// An observer that ends a node that runs longer than a duration, at that deadline, with an
 /// `OperationTimeoutError` that carries the duration.
 ///

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A thread-safe tree of progress: Foundation's `Progress` model, without KVO, for any thread
 /// and any isolation.

@@ -1,5 +1,6 @@
 import Foundation
 public import OperationCore
+import OperationSynchronization
 
 extension MutationRequest
 where Self: Sendable, Arguments: Codable, MutateFailure == any Error {

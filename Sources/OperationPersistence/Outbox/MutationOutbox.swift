@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(Warnings) public import OperationCore
+import OperationSynchronization
 
 /// A durable queue of mutations: each one is written to the database before it runs, delivered
 /// in order per lane, kept while offline or after a failure that may pass, and resumed after a

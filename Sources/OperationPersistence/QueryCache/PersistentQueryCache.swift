@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(Warnings) public import OperationCore
+import OperationSynchronization
 
 /// A query cache on disk: stores of persisted operations start from the value their previous
 /// run saved, and save each new value, with the writes batched off the path of the fetch.

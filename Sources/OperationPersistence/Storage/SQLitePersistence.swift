@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 import OperationCore
+import OperationSynchronization
 
 #if canImport(Glibc)
   import Glibc

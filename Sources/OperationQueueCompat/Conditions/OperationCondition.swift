@@ -1,4 +1,5 @@
 public import Foundation
+import OperationSynchronization
 
 /// Decides, once a ``ConcurrentOperation`` has started (its dependencies have finished), whether
 /// it executes: danthorpe/Operations' `OperationCondition`.

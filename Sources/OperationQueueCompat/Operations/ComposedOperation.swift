@@ -1,5 +1,6 @@
 public import Foundation
 import OperationCore
+import OperationSynchronization
 
 /// A ``ConcurrentOperation`` that runs another operation, of any kind, and finishes with its
 /// errors: danthorpe/Operations' `ComposedOperation`.

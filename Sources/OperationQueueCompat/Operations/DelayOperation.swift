@@ -1,5 +1,6 @@
 public import Foundation
 import OperationCore
+import OperationSynchronization
 
 /// An operation that finishes after an interval, or at a date, without error:
 /// danthorpe/Operations' `DelayOperation`.

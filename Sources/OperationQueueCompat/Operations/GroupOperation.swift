@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 
 /// A ``ConcurrentOperation`` that runs other operations, its children, and finishes when all of
 /// them have: danthorpe/Operations' `GroupOperation`.

@@ -1,5 +1,6 @@
 public import Foundation
 import OperationCore
+import OperationSynchronization
 
 /// The next run of a ``RepeatedOperation`` or ``RetryOperation``: the operation, and how long to
 /// wait before it (Operations 3's `RepeatedPayload`; 2.x used a `(Delay?, T)` tuple).

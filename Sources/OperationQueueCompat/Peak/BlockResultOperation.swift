@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A ``ConcurrentOperation`` that produces the result of a closure: PeakOperation's
 /// `BlockResultOperation`.

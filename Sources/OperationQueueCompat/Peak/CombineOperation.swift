@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// An operation that combines the results of several producers into one array:
 /// PeakOperation's `CombineOperation`.

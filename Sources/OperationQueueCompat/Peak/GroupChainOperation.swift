@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import OperationSynchronization
 
 /// An operation that runs a chain of operations on its ``ConcurrentOperation/internalQueue`` and
 /// keeps only whether its last operation succeeded: PeakOperation's `GroupChainOperation`.

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// An operation that maps its input to its output: PeakOperation's `MapOperation`.
 ///

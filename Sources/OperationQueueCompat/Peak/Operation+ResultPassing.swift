@@ -1,5 +1,6 @@
 public import Foundation
 import OperationCore
+import OperationSynchronization
 
 extension ProducesResult where Self: ConcurrentOperation {
   /// Passes this operation's result to `consumer`, which runs after it: PeakOperation's

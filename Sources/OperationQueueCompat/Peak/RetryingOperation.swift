@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import OperationSynchronization
 
 /// Whether a ``RetryingOperation`` runs again, from the number of failures so far (1 after the
 /// first): PeakOperation's `StrategyBlock`.

@@ -1,6 +1,7 @@
 public import Foundation
 import OperationCore
 import OperationGraph
+import OperationSynchronization
 
 extension ProgressReporter {
   /// A Foundation `Progress` that mirrors this reporter, for APIs that take one.

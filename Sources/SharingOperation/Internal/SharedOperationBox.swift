@@ -1,5 +1,6 @@
 import Observation
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 
 /// The storage of a `SharedOperation` and of all its copies: the reference it currently uses, and
 /// what the wrapper showed when it was re-pointed to that reference.

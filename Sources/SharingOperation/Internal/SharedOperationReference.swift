@@ -1,5 +1,6 @@
 import Observation
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 
 /// The observable model behind one `SharedOperation` initializer call: it subscribes to a store
 /// and mirrors the store's state into storage that Observation tracks.

@@ -1,5 +1,6 @@
 import Observation
 import OperationCore
+import OperationSynchronization
 
 /// The observable model behind one `SharedSelection` initializer call: it subscribes to an
 /// `OperationSelection` and mirrors the selected value into storage that Observation tracks.

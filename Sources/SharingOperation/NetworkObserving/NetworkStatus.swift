@@ -1,5 +1,6 @@
 public import Observation
 @_spi(Warnings) public import OperationCore
+import OperationSynchronization
 
 /// An observable model of the network connection status, fed by a `NetworkObserver`.
 ///

@@ -1,5 +1,6 @@
 import Operation
 import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Operation
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

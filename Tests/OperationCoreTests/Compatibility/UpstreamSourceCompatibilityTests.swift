@@ -1,6 +1,7 @@
 import Foundation
 import Operation
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 import Testing
 
 // NB: Every declaration in this file spells the public API the way code written for

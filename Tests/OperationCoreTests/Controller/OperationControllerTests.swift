@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Operation
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A thread-safe count that a test can wait on until it reaches a number.
 final class AsyncCounter: Sendable {

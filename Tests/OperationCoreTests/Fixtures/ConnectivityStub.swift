@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import OperationSynchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A query that keeps its continuation after returning `1`, so a test can yield too late.
 struct ContinuationKeepingQuery: QueryRequest {

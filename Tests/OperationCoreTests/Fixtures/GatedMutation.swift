@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 
 /// A mutation that holds every attempt until the test releases its arguments, then returns the

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A controller of ``EchoMutation``-like stores that keeps the controls it receives.
 final class MutationControlsCatcher: OperationController, Sendable {

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A query whose fetches return the results of a script in order, repeating the last one.
 struct ScriptedQuery: QueryRequest {

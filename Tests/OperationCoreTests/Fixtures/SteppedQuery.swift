@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 
 /// A query whose fetches are numbered from 0 and each wait until the test releases them with a

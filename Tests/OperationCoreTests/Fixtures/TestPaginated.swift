@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 
 /// A paginated request over a dictionary of pages that a test edits, with ways to hold, fail and

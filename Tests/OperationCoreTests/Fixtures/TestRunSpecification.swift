@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A run specification whose value a test sets, counting its live subscriptions.
 final class TestRunSpecification: OperationRunSpecification, Sendable {

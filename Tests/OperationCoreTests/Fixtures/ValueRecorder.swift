@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A thread-safe list of the values a callback received, in order.
 final class ValueRecorder<Value: Sendable>: Sendable {

@@ -1,3 +1,4 @@
+import OperationSynchronization
 import Testing
 
 @testable import OperationCore

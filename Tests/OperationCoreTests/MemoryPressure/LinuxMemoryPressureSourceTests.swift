@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 #if os(Linux)
   import Foundation
   import Operation

@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 #if SwiftOperationLogging
   import Logging
   import OperationCore

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Operation
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

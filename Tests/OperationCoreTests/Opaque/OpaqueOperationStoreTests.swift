@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 import Testing
 
 @Suite struct `OpaqueOperationStore tests` {

@@ -2,6 +2,7 @@ import Foundation
 import IdentifiedCollections
 import Operation
 import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import IdentifiedCollections
 import Operation
 import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

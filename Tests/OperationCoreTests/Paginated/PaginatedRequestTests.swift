@@ -2,6 +2,7 @@ import Foundation
 import IdentifiedCollections
 import Operation
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 @_spi(Warnings) import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

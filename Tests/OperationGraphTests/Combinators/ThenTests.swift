@@ -1,5 +1,6 @@
 import OperationCore
 import OperationGraph
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

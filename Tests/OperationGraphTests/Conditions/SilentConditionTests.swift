@@ -1,6 +1,7 @@
 import OperationCore
 import OperationGraph
 import OperationGraphTestFixtures
+import OperationSynchronization
 import Testing
 
 @Suite struct `SilentCondition tests` {

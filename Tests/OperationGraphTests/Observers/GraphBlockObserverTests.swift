@@ -1,6 +1,7 @@
 import OperationCore
 import OperationGraph
 import OperationGraphTestFixtures
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

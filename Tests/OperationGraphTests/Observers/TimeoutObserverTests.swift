@@ -2,6 +2,7 @@ import Foundation
 import OperationCore
 import OperationGraph
 import OperationGraphTestFixtures
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import OperationGraph
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import OperationCore
 import OperationGraphTestFixtures
+import OperationSynchronization
 import OperationTestSupport
 
 // Requests and recorders that the tests of `Sources/OperationGraph/Work/` share. The names start

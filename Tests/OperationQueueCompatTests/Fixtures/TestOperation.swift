@@ -3,6 +3,7 @@ import OperationCore
 import OperationGraph
 import OperationGraphTestFixtures
 import OperationQueueCompat
+import OperationSynchronization
 import OperationTestSupport
 
 /// A ``ConcurrentOperation`` for tests: it records that it executed, waits for a gate when it has

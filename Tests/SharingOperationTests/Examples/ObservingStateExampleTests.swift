@@ -1,4 +1,5 @@
 import Foundation
+import OperationSynchronization
 import OperationTestSupport
 import SharingOperation
 import Testing

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A thread-safe count of how many times something happened.
 final class CallCounter: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 
 #if canImport(FoundationNetworking)

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 
 /// A query that throws ``TestError`` while ``fails`` is on, and returns `1` otherwise.
 struct FailingQuery: QueryRequest {

@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 import SharingOperation
 
 /// A scheduler that holds its work until the test runs it, to stand for a scheduler that runs

@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import OperationSynchronization
 
 /// A paginated request over pages that a test edits: page `n` fetches ``values``[n], and fails
 /// with ``TestError`` when there is no such value or `n` is in ``failingPageIds``. The page after

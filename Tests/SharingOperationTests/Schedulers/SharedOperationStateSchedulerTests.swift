@@ -1,4 +1,5 @@
 import OperationCore
+import OperationSynchronization
 import SharingOperation
 import Testing
 

@@ -1,3 +1,4 @@
+import OperationSynchronization
 import SharingOperation
 import Testing
 

@@ -1,3 +1,4 @@
+import OperationSynchronization
 import OperationTestSupport
 import SharingOperation
 import Testing

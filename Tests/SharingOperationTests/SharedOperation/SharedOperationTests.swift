@@ -1,4 +1,5 @@
 import Foundation
+import OperationSynchronization
 import OperationTestSupport
 @_spi(Warnings) @_spi(Testing) import SharingOperation
 import Testing

@@ -1,3 +1,4 @@
+import OperationSynchronization
 import Synchronization
 
 /// The runs in flight of one deduplicated operation in one store, and the callers waiting for

@@ -1,5 +1,6 @@
 import IdentifiedCollections
 import OperationCore
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import OperationCore
 import OperationGraph
+import OperationSynchronization
 import OperationTestSupport
 
 /// What the steps of a chain did, in the order they did it.

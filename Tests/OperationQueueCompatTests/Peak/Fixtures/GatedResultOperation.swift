@@ -2,6 +2,7 @@ import Foundation
 import OperationCore
 import OperationGraph
 import OperationQueueCompat
+import OperationSynchronization
 import OperationTestSupport
 
 /// A producer that opens `started` when it executes, then produces `value` when `release` opens;

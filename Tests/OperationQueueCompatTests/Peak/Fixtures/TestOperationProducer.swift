@@ -1,6 +1,7 @@
 import OperationCore
 import OperationGraph
 import OperationQueueCompat
+import OperationSynchronization
 
 /// A producer of `Void` that records whether it executed, for groups.
 final class TestOperationProducer: ConcurrentOperation, ProducesResult, @unchecked Sendable {

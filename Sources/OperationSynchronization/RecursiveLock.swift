@@ -7,7 +7,11 @@
 #endif
 
 /// A reentrant lock that guards a value and runs deferred effects, in order, once the thread holds
-/// no library lock.
+/// no library lock: with ``Lock``, the package's one lock family (``Lock`` says why neither is
+/// `Synchronization.Mutex`).
+///
+/// Its signatures are `Mutex`'s, for a `Sendable` value: a reentrant lock hands the same value to
+/// nested sections, which the compiler can only allow for values that may be shared.
 ///
 /// `OperationStore.withExclusiveAccess` and `OperationClient.withStores` let their closures call
 /// back into the same store or client (for example `store.currentValue = …` inside
@@ -22,7 +26,7 @@
 /// enqueued while another thread is already delivering effects for the lock is delivered by that
 /// thread, right after the ones before it, so every subscriber sees events in the order the state
 /// changed.
-package struct RecursiveLock<Value>: @unchecked Sendable {
+package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
   // NB: Copies of the lock share its storage, a managed buffer whose header holds a recursive
   // `pthread_mutex_t` and the bookkeeping, and whose only element is the value, so that a store
   // pays for one allocation. The header is not generic, so that locking and unlocking in the
@@ -32,7 +36,7 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
   // enqueued them.
   private let storage: Storage
 
-  package init(_ value: Value) {
+  package init(_ value: consuming sending Value) {
     self.storage = Storage.make(value)
   }
 
@@ -41,8 +45,8 @@ package struct RecursiveLock<Value>: @unchecked Sendable {
   /// Effects enqueued inside `body` run once the thread holds no `RecursiveLock`.
   @inline(__always)
   package func withLock<Result, Failure: Error>(
-    _ body: (inout Value) throws(Failure) -> Result
-  ) throws(Failure) -> Result {
+    _ body: (inout sending Value) throws(Failure) -> sending Result
+  ) throws(Failure) -> sending Result {
     let value = self.storage.acquire()
     defer { self.storage.releaseAndDeliver() }
     return try body(&value.pointee)

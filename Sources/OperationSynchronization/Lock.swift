@@ -6,13 +6,20 @@
   import Darwin
 #endif
 
-/// A mutual-exclusion lock that guards a value, built on `pthread_mutex_t`.
+/// A mutual-exclusion lock that guards a value, built on `pthread_mutex_t`: with
+/// ``RecursiveLock``, the package's one lock family. Every module guards its mutable state with
+/// these two, and with nothing else.
 ///
-/// The package uses this lock instead of `Synchronization.Mutex` because the thread sanitizer
-/// cannot see how `Mutex` synchronises on Linux (it waits on a futex inside the uninstrumented
-/// standard library), so every value guarded by a `Mutex` is reported as a data race there. The
-/// sanitizer intercepts `pthread_mutex_lock`, so it understands this lock, and
-/// `swift test --sanitize=thread` reports only real races.
+/// Its signatures are `Synchronization.Mutex`'s: the value goes in as `sending`, `body` receives
+/// it `inout sending` and returns a `sending` result, so the compiler checks that nothing that is
+/// not `Sendable` leaves the lock while something inside still refers to it.
+///
+/// Why not `Mutex` itself: the thread sanitizer cannot see how `Mutex` synchronises on Linux (it
+/// waits on a futex inside the uninstrumented standard library), so every value guarded by a
+/// `Mutex` is reported as a data race there. The sanitizer intercepts `pthread_mutex_lock`, so it
+/// understands this lock, and `swift test --sanitize=thread` reports only real races. And
+/// `Mutex` is not copyable, while the package's stores and tasks share one lock among the copies
+/// of a value.
 ///
 /// The lock is a value that refers to one managed buffer holding both the value and the mutex, so
 /// that making a lock costs one allocation: locks are made on every run of an operation and for
@@ -22,8 +29,8 @@
 /// on the same lock deadlocks.
 ///
 /// Guard a value with it: a lock of an empty value (`Lock(())`) keeps that value where the mutex
-/// is, and the thread sanitizer reports the two as racing. For a lock that guards no value, use
-/// `NSLock`.
+/// is, and the thread sanitizer reports the two as racing. Where a lock seems to guard nothing,
+/// guard the count or flag that the section changes.
 package struct Lock<Value>: @unchecked Sendable {
   // NB: Copies of a lock share its storage, which holds the value and the mutex in one
   // allocation. The value is read and written only while the mutex is held, and the storage is
@@ -31,7 +38,7 @@ package struct Lock<Value>: @unchecked Sendable {
   private let storage: Storage
 
   /// Creates a lock that guards `value`.
-  package init(_ value: sending Value) {
+  package init(_ value: consuming sending Value) {
     self.storage = Storage.make(value)
   }
 
@@ -42,7 +49,7 @@ package struct Lock<Value>: @unchecked Sendable {
   /// - Throws: What `body` throws.
   @inline(__always)
   package func withLock<Result, Failure: Error>(
-    _ body: (inout Value) throws(Failure) -> sending Result
+    _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     try self.storage.withLock(body)
   }
@@ -66,14 +73,21 @@ package struct Lock<Value>: @unchecked Sendable {
     }
 
     func withLock<Result, Failure: Error>(
-      _ body: (inout Value) throws(Failure) -> sending Result
+      _ body: (inout sending Value) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
       // NB: The header and the elements of a managed buffer stay where they are for as long as
       // the buffer lives, and `self` lives until this method returns.
       let (value, mutex) = self.withUnsafeMutablePointers { ($0, $1) }
       pthread_mutex_lock(mutex)
       defer { pthread_mutex_unlock(mutex) }
-      return try body(&value.pointee)
+      // NB: `nonisolated(unsafe)` is safe because the value is reached only here, with the mutex
+      // held, and everything in it was sent in (`init` and every `body` take and leave it as
+      // `sending`), so it is in a region of its own, as `Mutex`'s value is; the compiler cannot
+      // see that through the buffer's pointer. The value moves out of the buffer for `body` and
+      // back after it, a bitwise move of a small value.
+      nonisolated(unsafe) var guarded = value.move()
+      defer { value.initialize(to: guarded) }
+      return try body(&guarded)
     }
   }
 }
