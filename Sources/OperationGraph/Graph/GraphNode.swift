@@ -1,7 +1,10 @@
 #if canImport(FoundationEssentials)
   public import FoundationEssentials
 #else
-  public import Foundation
+  // NB: Only `Date` and `TimeInterval` appear in this module's API; Apple platforms declare them
+  // in Foundation, which is otherwise not part of it.
+  public import struct Foundation.Date
+  public import typealias Foundation.TimeInterval
 #endif
 
 // MARK: - GraphNodeID

@@ -3,7 +3,7 @@ public import OperationCore
 #if canImport(FoundationEssentials)
   public import FoundationEssentials
 #else
-  public import Foundation
+  public import struct Foundation.Date
 #endif
 
 /// A request that only waits: for a duration, or until a date.

@@ -3,7 +3,7 @@ public import OperationCore
 #if canImport(FoundationEssentials)
   public import FoundationEssentials
 #else
-  public import Foundation
+  public import struct Foundation.Date
 #endif
 
 extension OperationRequest {
