@@ -1,7 +1,7 @@
 #if os(Linux)
   import Foundation
   import Operation
-  import OperationCore
+  @_spi(Warnings) import OperationCore
   import OperationTestSupport
   import Testing
 
@@ -159,6 +159,12 @@
       withKnownIssue {
         let source = LinuxMemoryPressureSource(filePaths: [], interval: .zero)
         #expect(source.interval == .seconds(5))
+      } matching: { issue in
+        issue.comments.contains(
+          Comment(
+            rawValue: OperationWarning.memoryPressurePollingIntervalNotPositive(.zero).message
+          )
+        )
       }
     }
 

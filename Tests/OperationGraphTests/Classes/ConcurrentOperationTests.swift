@@ -1,6 +1,6 @@
 import Foundation
-import OperationCore
-import OperationGraph
+@_spi(Warnings) import OperationCore
+@_spi(Warnings) import OperationGraph
 import OperationTestSupport
 import Testing
 
@@ -158,6 +158,13 @@ import Testing
     let operation = ConcurrentOperation()
     withKnownIssue {
       operation.start()
+    } matching: { issue in
+      issue.comments.contains(
+        Comment(
+          rawValue: OperationWarning.concurrentOperationExecuteNotOverridden("ConcurrentOperation")
+            .message
+        )
+      )
     }
     #expect(operation.isFinished)
   }
@@ -165,8 +172,13 @@ import Testing
   @Test func `a second start is reported and ignored`() {
     let operation = TestOperation()
     operation.start()
+    let description = operation.description
     withKnownIssue {
       operation.start()
+    } matching: { issue in
+      issue.comments.contains(
+        Comment(rawValue: OperationWarning.concurrentOperationStartedTwice(description).message)
+      )
     }
     #expect(operation.executionCount == 1)
   }
