@@ -22,10 +22,15 @@ extension OperationClient {
   /// The network observer that default store creators rerun operations with on reconnection.
   ///
   /// `NWPathMonitorObserver` on Apple platforms, ``LinuxNetworkObserver`` (the kernel's view of
-  /// the network interfaces) on Linux, and ``URLConnectionObserver`` elsewhere. Reading it starts
-  /// the shared observer.
+  /// the network interfaces) on Linux, ``URLConnectionObserver`` on other platforms with
+  /// `URLSession`, and an observer that stays connected on WASI. Reading it starts the shared
+  /// observer.
   public static var defaultNetworkObserver: (any NetworkObserver & Sendable)? {
-    AnySendableNetworkObserver.platformDefault
+    #if canImport(Network) || os(Linux) || os(WASI)
+      AnySendableNetworkObserver.platformDefault
+    #else
+      AnySendableNetworkObserver(URLConnectionObserver.startingShared())
+    #endif
   }
 
   /// The application activity observer that default store creators rerun operations with when

@@ -1,5 +1,9 @@
+// NB: This observer is a module of its own because `URLSession` lives in FoundationNetworking on
+// Linux, which brings libcurl: in `OperationCore` it made every program that links the core link
+// them too. `Operation` re-exports this module, so `import Operation` still sees the observer.
 #if !os(WASI)
   public import Foundation
+  public import OperationCore
 
   #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -32,6 +36,8 @@
   ///
   /// > Note: On Linux, `LinuxNetworkObserver` reads the interfaces without any network traffic
   /// > and is the platform default; this observer tells whether a server is actually reachable.
+  /// > It is in the `OperationURLConnectionObserver` module (re-exported by `Operation`), so that
+  /// > only the programs that use it link FoundationNetworking.
   public final class URLConnectionObserver: NetworkObserver, Sendable {
     private let core: PollingNetworkObserverCore
 
