@@ -134,9 +134,11 @@ public final class PersistentQueryCache: Sendable {
   /// entries written with keys of another format are removed when the cache opens, never read.
   let storedVersion: String
 
-  /// The format of the keys: `2` since keys are canonical encodings (``key(for:operationType:)``);
-  /// entries of the first format, keyed by the path's description, are discarded.
-  static let keyFormat = "keys-2"
+  /// The format of the keys, so that entries of an older format are discarded: `2` since keys are
+  /// canonical encodings (``key(for:operationType:)``), where the first format used the path's
+  /// description; `3` since an optional other than a number is told from its wrapped value, as a
+  /// path tells them apart (format 2 gave `Optional("a")` the key of `"a"`).
+  static let keyFormat = "keys-3"
 
   private let clock: any OperationClock & Sendable
   private let delayer: any OperationDelayer & Sendable
