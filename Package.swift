@@ -16,6 +16,9 @@ let package = Package(
   ],
   products: [
     .library(name: "OperationCore", targets: ["OperationCore"]),
+    // `URLConnectionObserver`, apart from the core because `URLSession` is in FoundationNetworking
+    // on Linux (with libcurl): only programs that use it link them. `Operation` re-exports it.
+    .library(name: "OperationURLConnectionObserver", targets: ["OperationURLConnectionObserver"]),
     .library(name: "Operation", targets: ["Operation"]),
     .library(name: "OperationTestSupport", targets: ["OperationTestSupport"]),
     // Loading and process states for UI models (`LoadableState`, `ProcessState`, `@Loadable`,
@@ -124,6 +127,10 @@ let package = Package(
         ),
       ]
     ),
+    .target(
+      name: "OperationURLConnectionObserver",
+      dependencies: ["OperationCore"]
+    ),
     // OperationMacros: the compiler plug-in behind the macros that `Operation` declares (issue 15).
     .macro(
       name: "OperationMacros",
@@ -140,6 +147,9 @@ let package = Package(
       dependencies: [
         "OperationCore",
         "OperationMacros",
+        // NB: Re-exported, so that `import Operation` sees `URLConnectionObserver` as upstream's
+        // core declares it.
+        "OperationURLConnectionObserver",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
@@ -231,6 +241,7 @@ let package = Package(
       dependencies: [
         "Operation",
         "OperationCore",
+        "OperationURLConnectionObserver",
         "OperationTestSupport",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),

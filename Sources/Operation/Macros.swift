@@ -1,6 +1,6 @@
 // MARK: - #run
 
-/// Runs an operation without a store, through an ``OperationRunner``, with a fresh context.
+/// Runs an operation without a store, through an `OperationRunner`, with a fresh context.
 ///
 /// `#run(op)` expands to `OperationRunner(operation: op).run()`. Write `try await` before it
 /// as you would before the run itself:
@@ -16,9 +16,9 @@ public macro run<Operation: OperationRequest>(
   _ operation: Operation
 ) -> Operation.Value = #externalMacro(module: "OperationMacros", type: "RunMacro")
 
-/// Runs an operation without a store, through an ``OperationRunner`` created with `context`.
+/// Runs an operation without a store, through an `OperationRunner` created with `context`.
 ///
-/// The operation's ``OperationRequest/setup(context:)`` sees `context` first, as a runner's does.
+/// The operation's `OperationRequest.setup(context:)` sees `context` first, as a runner's does.
 ///
 /// - Parameters:
 ///   - operation: The operation to run.
@@ -30,7 +30,7 @@ public macro run<Operation: OperationRequest>(
   context: OperationContext
 ) -> Operation.Value = #externalMacro(module: "OperationMacros", type: "RunMacro")
 
-/// Runs an operation without a store, through an ``OperationRunner`` created with `context`,
+/// Runs an operation without a store, through an `OperationRunner` created with `context`,
 /// sending intermediate results to `continuation`.
 ///
 /// - Parameters:
@@ -47,7 +47,7 @@ public macro run<Operation: OperationRequest>(
 
 // MARK: - @ContextEntry
 
-/// Declares an ``OperationContext`` entry as a property, as SwiftUI's `@Entry` does for its
+/// Declares an `OperationContext` entry as a property, as SwiftUI's `@Entry` does for its
 /// environment.
 ///
 /// Attach it to a `var` with a default value in an extension of `OperationContext`:
@@ -67,7 +67,7 @@ public macro ContextEntry() = #externalMacro(module: "OperationMacros", type: "C
 
 // MARK: - Requests
 
-/// Turns a function into a stateless ``OperationRequest`` that an ``OperationRunner`` or `#run`
+/// Turns a function into a stateless `OperationRequest` that an `OperationRunner` or `#run`
 /// runs.
 ///
 /// The macro generates a request type whose stored properties are the function's arguments, and
@@ -81,13 +81,13 @@ public macro ContextEntry() = #externalMacro(module: "OperationMacros", type: "C
 /// try await #run($sendEmail(to: "a@b.c"))
 /// ```
 ///
-/// Parameters named `isolation` (`isolated (any Actor)?`), `context` (``OperationContext``) and
-/// `continuation` (``OperationContinuation``) receive the run's own and are not stored.
+/// Parameters named `isolation` (`isolated (any Actor)?`), `context` (`OperationContext`) and
+/// `continuation` (`OperationContinuation`) receive the run's own and are not stored.
 @attached(peer, names: overloaded, prefixed(`$`))
 public macro OperationRequest() =
   #externalMacro(module: "OperationMacros", type: "OperationRequestMacro")
 
-/// Turns a function into a ``QueryRequest`` whose `fetch` calls it.
+/// Turns a function into a `QueryRequest` whose `fetch` calls it.
 ///
 /// ```swift
 /// @QueryRequest
@@ -97,7 +97,7 @@ public macro OperationRequest() =
 /// ```
 ///
 /// Besides `isolation`, `context` and `continuation`, a parameter named `path`
-/// (``OperationPath``) receives the query's own path.
+/// (`OperationPath`) receives the query's own path.
 ///
 /// - Parameter path: How the query gets its path: from its arguments (`.inferredFromHashable`,
 ///   the default), from its `id` argument (`.inferredFromIdentifiable`), or from a closure
@@ -106,7 +106,7 @@ public macro OperationRequest() =
 public macro QueryRequest(path: _OperationPathMacroSynthesizer = .inferredFromHashable) =
   #externalMacro(module: "OperationMacros", type: "QueryRequestMacro")
 
-/// Turns a function into a ``MutationRequest`` whose `mutate` calls it.
+/// Turns a function into a `MutationRequest` whose `mutate` calls it.
 ///
 /// A parameter named `arguments` receives the arguments of each mutation, and its type is the
 /// mutation's `Arguments` (`Void` without one). The other parameters are stored: they identify the

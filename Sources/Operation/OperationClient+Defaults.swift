@@ -21,11 +21,16 @@ extension OperationClient {
 
   /// The network observer that default store creators rerun operations with on reconnection.
   ///
-  /// `NWPathMonitorObserver` on Apple platforms, ``LinuxNetworkObserver`` (the kernel's view of
-  /// the network interfaces) on Linux, and ``URLConnectionObserver`` elsewhere. Reading it starts
-  /// the shared observer.
+  /// `NWPathMonitorObserver` on Apple platforms, `LinuxNetworkObserver` (the kernel's view of
+  /// the network interfaces) on Linux, `URLConnectionObserver` on other platforms with
+  /// `URLSession`, and an observer that stays connected on WASI. Reading it starts the shared
+  /// observer.
   public static var defaultNetworkObserver: (any NetworkObserver & Sendable)? {
-    AnySendableNetworkObserver.platformDefault
+    #if canImport(Network) || os(Linux) || os(WASI)
+      AnySendableNetworkObserver.platformDefault
+    #else
+      AnySendableNetworkObserver(URLConnectionObserver.startingShared())
+    #endif
   }
 
   /// The application activity observer that default store creators rerun operations with when
@@ -34,7 +39,7 @@ extension OperationClient {
   /// This package has no system observer of application activity yet (upstream observes UIKit,
   /// AppKit and WatchKit notifications on Apple platforms, and Linux has no such notion), so this
   /// is `nil` on every platform. An app or server that knows when it is active passes a
-  /// ``ManualApplicationActivityObserver`` to
+  /// `ManualApplicationActivityObserver` to
   /// ``OperationClient/StoreCreator/default(retryLimit:backoff:delayer:automaticRunningSpecification:networkObserver:activityObserver:)``
   /// and feeds it from its own lifecycle.
   public static var defaultApplicationActivityObserver:
@@ -48,7 +53,7 @@ extension OperationClient {
   /// Every operation gets `.retry(limit:)`, `.backoff(_:)` and `.delayer(_:)`. Operations other
   /// than mutations then get `.enableAutomaticRunning(onlyWhen:)`, `.rerunOnChange(of:)` (the
   /// network reconnecting and the application becoming active) and `.deduplicated()`; mutations
-  /// (operations whose state is a mutation state, such as a ``MutationRequest`` with or without a
+  /// (operations whose state is a mutation state, such as a `MutationRequest` with or without a
   /// default value) do not, so their stores never run by themselves. The defaults sit outside the
   /// operation's own modifiers, so the operation's own context-setting modifiers win.
   public struct DefaultStoreCreator: StoreCreator, Sendable {

@@ -3,7 +3,7 @@ import OperationSynchronization
 
 /// A memory pressure source that notifies only when a test tells it to.
 ///
-/// Give it to ``OperationClient/DefaultStoreCache`` to test which stores are evicted under
+/// Give it to `OperationClient.DefaultStoreCache` to test which stores are evicted under
 /// pressure, without waiting for the system to run out of memory:
 ///
 /// ```swift

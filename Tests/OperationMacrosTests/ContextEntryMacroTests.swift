@@ -4,7 +4,7 @@ import Testing
 
 @Suite(.macros(["ContextEntry": ContextEntryMacro.self]))
 struct ContextEntryMacroTests {
-  @Test func defaultValue() {
+  @Test func `The Initial Value Is The Default Value`() {
     assertMacro {
       """
       extension OperationContext {
@@ -31,7 +31,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func optionalWithoutDefault() {
+  @Test func `An Optional Without An Initial Value Defaults To Nil`() {
     assertMacro {
       """
       extension OperationContext {
@@ -58,7 +58,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func implicitlyUnwrappedOptional() {
+  @Test func `An Implicitly Unwrapped Optional Is Stored As An Optional`() {
     assertMacro {
       """
       extension OperationContext {
@@ -85,7 +85,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func multiline() {
+  @Test func `A Multiline Initial Value Is Kept Whole`() {
     assertMacro {
       """
       extension OperationContext {
@@ -119,7 +119,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func accessControl() {
+  @Test func `The Key Takes The Property's Access Level`() {
     assertMacro {
       """
       extension OperationContext {
@@ -159,7 +159,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func qualifiedExtension() {
+  @Test func `A Module-Qualified OperationContext Extension Is Accepted`() {
     assertMacro {
       """
       extension OperationCore.OperationContext {
@@ -186,7 +186,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func globalActorStaysOnTheProperty() {
+  @Test func `A Global Actor Stays On The Property`() {
     assertMacro {
       """
       extension OperationContext {
@@ -213,7 +213,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func readOnlyIsAnError() {
+  @Test func `A Let Is An Error With A Fix-It`() {
     assertMacro {
       """
       extension OperationContext {
@@ -238,7 +238,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func computedIsAnError() {
+  @Test func `A Computed Property Is An Error`() {
     assertMacro {
       """
       extension OperationContext {
@@ -256,7 +256,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func noDefaultIsAnError() {
+  @Test func `A Property Without A Default Is An Error With A Fix-It`() {
     assertMacro {
       """
       extension OperationContext {
@@ -281,7 +281,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func complexPatternIsAnError() {
+  @Test func `A Tuple Pattern Is An Error`() {
     assertMacro {
       """
       extension OperationContext {
@@ -299,7 +299,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func outsideAnOperationContextExtensionIsAnError() {
+  @Test func `A Property Outside An OperationContext Extension Is An Error`() {
     assertMacro {
       """
       extension Other {
@@ -317,7 +317,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func notAVariableIsAnError() {
+  @Test func `A Macro On Something Other Than A Variable Is An Error`() {
     assertMacro {
       """
       extension OperationContext {
@@ -335,7 +335,7 @@ struct ContextEntryMacroTests {
     }
   }
 
-  @Test func staticIsAnError() {
+  @Test func `A Static Property Is An Error With A Fix-It`() {
     assertMacro {
       """
       extension OperationContext {

@@ -4,7 +4,7 @@ import Testing
 
 @Suite(.macros(["MutationRequest": MutationRequestMacro.self]))
 struct MutationRequestMacroTests {
-  @Test func noArgumentsIsVoid() {
+  @Test func `A Mutation Without Arguments Takes Void`() {
     assertMacro {
       """
       @MutationRequest
@@ -35,7 +35,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func argumentsParameter() {
+  @Test func `The Arguments Parameter Is The Mutation's Arguments`() {
     assertMacro {
       """
       @MutationRequest
@@ -66,7 +66,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func argumentsWithStoredParameters() {
+  @Test func `Other Parameters Are Stored Beside The Arguments`() {
     assertMacro {
       """
       @MutationRequest
@@ -98,7 +98,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func argumentsTypeNamedArguments() {
+  @Test func `An Arguments Type Named Arguments Is Not Confused With The Associated Type`() {
     assertMacro {
       """
       struct Arguments: Sendable {}
@@ -131,7 +131,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func duplicateArgumentsIsAnError() {
+  @Test func `Two Arguments Parameters Are An Error`() {
     assertMacro {
       """
       @MutationRequest
@@ -147,7 +147,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func identifiablePath() {
+  @Test func `An Identifiable Path Is The ID Argument`() {
     assertMacro {
       """
       @MutationRequest(path: .inferredFromIdentifiable)
@@ -179,7 +179,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func customPath() {
+  @Test func `A Custom Path Is Built From The Stored Arguments`() {
     assertMacro {
       """
       @MutationRequest(path: .custom { (id: Int) in ["update", id] })
@@ -217,7 +217,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func staticMethod() {
+  @Test func `A Static Method Stores Its Type`() {
     assertMacro {
       """
       extension API {
@@ -253,7 +253,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func badPathArgumentIsAnError() {
+  @Test func `A Path Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @MutationRequest
@@ -297,7 +297,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func inoutArgumentsIsAnError() {
+  @Test func `Inout Arguments Are An Error With A Fix-It`() {
     assertMacro {
       """
       @MutationRequest
@@ -341,7 +341,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func mutateNameIsAnError() {
+  @Test func `A Function Named Mutate Is An Error`() {
     assertMacro {
       """
       @MutationRequest
@@ -357,7 +357,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func storedArguments() {
+  @Test func `Labelled And Unlabelled Parameters Are Stored`() {
     assertMacro {
       """
       @MutationRequest
@@ -390,7 +390,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func unnamedArgument() {
+  @Test func `An Unnamed Argument Is Stored Under A Generated Name`() {
     assertMacro {
       """
       @MutationRequest
@@ -422,7 +422,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func defaultValues() {
+  @Test func `Default Values Stay On The Accessor`() {
     assertMacro {
       """
       @MutationRequest
@@ -454,7 +454,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func reservedArguments() {
+  @Test func `Reserved Parameters Receive The Run's Values And Are Not Stored`() {
     assertMacro {
       """
       @MutationRequest
@@ -500,7 +500,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func instanceMethod() {
+  @Test func `A Method Stores The Value It Is Called On`() {
     assertMacro {
       """
       struct API {
@@ -537,7 +537,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func instanceMethodInExtension() {
+  @Test func `A Method In An Extension Stores The Extended Type`() {
     assertMacro {
       """
       extension Outer.API {
@@ -573,7 +573,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func actorMethod() {
+  @Test func `An Actor's Method Is Awaited`() {
     assertMacro {
       """
       actor PostStore {
@@ -609,7 +609,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func nestedType() {
+  @Test func `A Class Method Of A Nested Type Stores The Type`() {
     assertMacro {
       """
       struct Outer {
@@ -649,7 +649,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func mainActorMethod() {
+  @Test func `A Main Actor Method Is Awaited`() {
     assertMacro {
       """
       @MainActor
@@ -687,7 +687,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func accessLevels() {
+  @Test func `The Request Takes The Function's Access Level`() {
     assertMacro {
       """
       public struct API: Hashable {
@@ -745,7 +745,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func fileprivateAndPackageAccess() {
+  @Test func `Fileprivate And Package Functions Keep Their Access Level`() {
     assertMacro {
       """
       @MutationRequest
@@ -797,7 +797,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func availability() {
+  @Test func `Availability Attributes Are Copied To The Request`() {
     assertMacro {
       """
       @MutationRequest
@@ -832,7 +832,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func typedThrowsAndSending() {
+  @Test func `A Typed Throw And A Sending Result Become The Request's Failure And Value`() {
     assertMacro {
       """
       @MutationRequest
@@ -863,7 +863,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func nonThrowingSync() {
+  @Test func `A Synchronous Function That Does Not Throw Fails With Never`() {
     assertMacro {
       """
       @MutationRequest
@@ -894,7 +894,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func generic() {
+  @Test func `A Generic Function Gets A Generic Request`() {
     assertMacro {
       """
       @MutationRequest
@@ -925,7 +925,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func genericStored() {
+  @Test func `A Generic Stored Argument Keeps Its Constraints`() {
     assertMacro {
       """
       @MutationRequest
@@ -957,7 +957,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func duplicateLabels() {
+  @Test func `Repeated Labels Are Stored Under Their Parameter Names`() {
     assertMacro {
       """
       @MutationRequest
@@ -990,7 +990,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func variadicIsAnError() {
+  @Test func `A Variadic Parameter Is An Error With A Fix-It`() {
     assertMacro {
       """
       @MutationRequest
@@ -1035,7 +1035,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func inoutIsAnError() {
+  @Test func `An Inout Parameter Is An Error With A Fix-It`() {
     assertMacro {
       """
       @MutationRequest
@@ -1080,7 +1080,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func badIsolationIsAnError() {
+  @Test func `An Isolation Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @MutationRequest
@@ -1124,7 +1124,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func badContextIsAnError() {
+  @Test func `A Context Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @MutationRequest
@@ -1168,7 +1168,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func badContinuationIsAnError() {
+  @Test func `A Continuation Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @MutationRequest
@@ -1212,7 +1212,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func notAFunctionIsAnError() {
+  @Test func `A Macro On Something Other Than A Function Is An Error`() {
     assertMacro {
       """
       @MutationRequest
@@ -1228,7 +1228,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func localFunctionIsAnError() {
+  @Test func `A Local Function Is An Error`() {
     assertMacro {
       """
       func outer() {
@@ -1241,14 +1241,58 @@ struct MutationRequestMacroTests {
       func outer() {
         @MutationRequest
         ┬───────────────
-        ╰─ 🛑 @MutationRequest cannot generate a request from a local function: move the function to the top level or into a type
+        ╰─ 🛑 @MutationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
         func like(arguments: Int) async throws -> Bool { true }
       }
       """
     }
   }
 
-  @Test func protocolIsAnError() {
+  @Test func `A Local Function In A Closure Is An Error`() {
+    assertMacro {
+      """
+      let work = {
+        @MutationRequest
+        func like(arguments: Int) async throws -> Bool { true }
+      }
+      """
+    } diagnostics: {
+      """
+      let work = {
+        @MutationRequest
+        ┬───────────────
+        ╰─ 🛑 @MutationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
+        func like(arguments: Int) async throws -> Bool { true }
+      }
+      """
+    }
+  }
+
+  @Test func `A Local Function Of A Method Is An Error`() {
+    assertMacro {
+      """
+      struct API {
+        func outer() {
+          @MutationRequest
+          func like(arguments: Int) async throws -> Bool { true }
+        }
+      }
+      """
+    } diagnostics: {
+      """
+      struct API {
+        func outer() {
+          @MutationRequest
+          ┬───────────────
+          ╰─ 🛑 @MutationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
+          func like(arguments: Int) async throws -> Bool { true }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func `A Function Requirement In A Protocol Is An Error`() {
     assertMacro {
       """
       protocol API {
@@ -1268,7 +1312,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func opaqueParameterIsAnError() {
+  @Test func `An Opaque Parameter Is An Error`() {
     assertMacro {
       """
       @MutationRequest
@@ -1284,7 +1328,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func opaqueResultIsAnError() {
+  @Test func `An Opaque Result Is An Error`() {
     assertMacro {
       """
       @MutationRequest
@@ -1300,7 +1344,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func rethrowsIsAnError() {
+  @Test func `A Rethrowing Function Is An Error With A Fix-It`() {
     assertMacro {
       """
       @MutationRequest
@@ -1344,7 +1388,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func parameterNamedLikeAMemberIsAnError() {
+  @Test func `A Parameter Named Like A Member Of The Request Is An Error`() {
     assertMacro {
       """
       @MutationRequest
@@ -1360,7 +1404,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func opaqueArgumentsIsAnError() {
+  @Test func `Opaque Arguments Are An Error`() {
     assertMacro {
       """
       @MutationRequest

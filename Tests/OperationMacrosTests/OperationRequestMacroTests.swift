@@ -4,7 +4,7 @@ import Testing
 
 @Suite(.macros(["OperationRequest": OperationRequestMacro.self]))
 struct OperationRequestMacroTests {
-  @Test func noArguments() {
+  @Test func `A Function Without Arguments Gets A Property Accessor`() {
     assertMacro {
       """
       @OperationRequest
@@ -34,7 +34,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func arguments() {
+  @Test func `Arguments Become Stored Properties And Accessor Parameters`() {
     assertMacro {
       """
       @OperationRequest
@@ -67,7 +67,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func unnamedArgument() {
+  @Test func `An Unnamed Argument Is Stored Under A Generated Name`() {
     assertMacro {
       """
       @OperationRequest
@@ -98,7 +98,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func reservedArguments() {
+  @Test func `Reserved Parameters Receive The Run's Values And Are Not Stored`() {
     assertMacro {
       """
       @OperationRequest
@@ -139,7 +139,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func staticMethod() {
+  @Test func `A Static Method Stores Its Type`() {
     assertMacro {
       """
       struct API {
@@ -174,7 +174,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func instanceMethodInExtension() {
+  @Test func `A Method In An Extension Stores The Extended Type`() {
     assertMacro {
       """
       extension Outer.API {
@@ -210,7 +210,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func actorMethod() {
+  @Test func `An Actor's Method Is Awaited`() {
     assertMacro {
       """
       actor Counter {
@@ -245,7 +245,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func accessAndAvailability() {
+  @Test func `Access Levels And Availability Are Copied To The Request`() {
     assertMacro {
       """
       @available(macOS 15, *)
@@ -303,7 +303,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func typedThrowsAndSending() {
+  @Test func `A Typed Throw And A Sending Result Become The Request's Failure And Value`() {
     assertMacro {
       """
       @OperationRequest
@@ -333,7 +333,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func generic() {
+  @Test func `A Generic Function Gets A Generic Request`() {
     assertMacro {
       """
       @OperationRequest
@@ -364,7 +364,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func variadicIsAnError() {
+  @Test func `A Variadic Parameter Is An Error With A Fix-It`() {
     assertMacro {
       """
       @OperationRequest
@@ -408,7 +408,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func inoutIsAnError() {
+  @Test func `An Inout Parameter Is An Error With A Fix-It`() {
     assertMacro {
       """
       @OperationRequest
@@ -452,7 +452,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func notAFunctionIsAnError() {
+  @Test func `A Macro On Something Other Than A Function Is An Error`() {
     assertMacro {
       """
       @OperationRequest
@@ -468,7 +468,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func badIsolationIsAnError() {
+  @Test func `An Isolation Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @OperationRequest
@@ -511,7 +511,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func badContextIsAnError() {
+  @Test func `A Context Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @OperationRequest
@@ -554,7 +554,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func badContinuationIsAnError() {
+  @Test func `A Continuation Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @OperationRequest
@@ -597,7 +597,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func mutatingIsAnError() {
+  @Test func `A Mutating Method Is An Error With A Fix-It`() {
     // NB: The diagnostic and its fix-it are what this test pins. swift-macro-testing expands the
     // fixed source without its enclosing type (it gives the macro no lexical context there), so
     // the expansion below lacks the `__parent` that a real build of the fixed method generates;
@@ -652,7 +652,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func memberNameIsAnError() {
+  @Test func `A Function Named Like A Member Of The Request Is An Error`() {
     assertMacro {
       """
       @OperationRequest
@@ -667,7 +667,7 @@ struct OperationRequestMacroTests {
       """
     }
   }
-  @Test func duplicateLabels() {
+  @Test func `Repeated Labels Are Stored Under Their Parameter Names`() {
     assertMacro {
       """
       @OperationRequest
@@ -699,7 +699,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func nestedType() {
+  @Test func `A Class Method Of A Nested Type Stores The Type`() {
     assertMacro {
       """
       struct Outer {
@@ -738,7 +738,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func mainActorMethod() {
+  @Test func `A Main Actor Method Is Awaited`() {
     assertMacro {
       """
       @MainActor
@@ -775,7 +775,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func localFunctionIsAnError() {
+  @Test func `A Local Function Is An Error`() {
     assertMacro {
       """
       func outer() {
@@ -788,14 +788,58 @@ struct OperationRequestMacroTests {
       func outer() {
         @OperationRequest
         ┬────────────────
-        ╰─ 🛑 @OperationRequest cannot generate a request from a local function: move the function to the top level or into a type
+        ╰─ 🛑 @OperationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
         func inner() -> Int { 1 }
       }
       """
     }
   }
 
-  @Test func protocolIsAnError() {
+  @Test func `A Local Function In A Closure Is An Error`() {
+    assertMacro {
+      """
+      let work = {
+        @OperationRequest
+        func inner() -> Int { 1 }
+      }
+      """
+    } diagnostics: {
+      """
+      let work = {
+        @OperationRequest
+        ┬────────────────
+        ╰─ 🛑 @OperationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
+        func inner() -> Int { 1 }
+      }
+      """
+    }
+  }
+
+  @Test func `A Local Function Of A Method Is An Error`() {
+    assertMacro {
+      """
+      struct API {
+        func outer() {
+          @OperationRequest
+          func inner() -> Int { 1 }
+        }
+      }
+      """
+    } diagnostics: {
+      """
+      struct API {
+        func outer() {
+          @OperationRequest
+          ┬────────────────
+          ╰─ 🛑 @OperationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
+          func inner() -> Int { 1 }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func `A Function Requirement In A Protocol Is An Error`() {
     assertMacro {
       """
       protocol API {
@@ -815,7 +859,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func opaqueParameterIsAnError() {
+  @Test func `An Opaque Parameter Is An Error`() {
     assertMacro {
       """
       @OperationRequest
@@ -831,7 +875,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func opaqueResultIsAnError() {
+  @Test func `An Opaque Result Is An Error`() {
     assertMacro {
       """
       @OperationRequest
@@ -847,7 +891,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func rethrowsIsAnError() {
+  @Test func `A Rethrowing Function Is An Error With A Fix-It`() {
     assertMacro {
       """
       @OperationRequest
@@ -890,7 +934,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func parameterNamedLikeAMemberIsAnError() {
+  @Test func `A Parameter Named Like A Member Of The Request Is An Error`() {
     assertMacro {
       """
       @OperationRequest

@@ -4,7 +4,7 @@ import Testing
 
 @Suite(.macros(["QueryRequest": QueryRequestMacro.self]))
 struct QueryRequestMacroTests {
-  @Test func hashablePathByDefault() {
+  @Test func `The Path Is The Hashable Request By Default`() {
     assertMacro {
       """
       @QueryRequest
@@ -36,7 +36,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func explicitHashablePath() {
+  @Test func `An Explicit Hashable Path Is The Default`() {
     assertMacro {
       """
       @QueryRequest(path: .inferredFromHashable)
@@ -66,7 +66,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func instanceMethodIsCheckedForHashable() {
+  @Test func `A Method's Value Is Checked For Hashable`() {
     assertMacro {
       """
       struct API {
@@ -102,7 +102,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func staticMethod() {
+  @Test func `A Static Method Stores Its Type`() {
     assertMacro {
       """
       enum API {
@@ -138,7 +138,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func identifiablePath() {
+  @Test func `An Identifiable Path Is The ID Argument`() {
     assertMacro {
       """
       @QueryRequest(path: .inferredFromIdentifiable)
@@ -170,7 +170,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func identifiablePathWithoutIDIsAnError() {
+  @Test func `An Identifiable Path Without An ID Is An Error With A Fix-It`() {
     assertMacro {
       """
       @QueryRequest(path: .inferredFromIdentifiable)
@@ -214,7 +214,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func customPath() {
+  @Test func `A Custom Path Is Built From The Stored Arguments`() {
     assertMacro {
       """
       @QueryRequest(path: .custom { (id: Int, title: String) in ["post", id, title] })
@@ -252,7 +252,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func customPathWithoutArguments() {
+  @Test func `A Custom Path Without Arguments Takes No Parameters`() {
     assertMacro {
       """
       @QueryRequest(path: .custom { ["posts"] })
@@ -288,7 +288,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func customPathWithWrongParametersIsAnError() {
+  @Test func `A Custom Path With Other Parameters Is An Error With A Fix-It`() {
     assertMacro {
       """
       @QueryRequest(path: .custom { (id: String) in ["post", id] })
@@ -339,7 +339,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func customPathWithUntypedParametersIsAnError() {
+  @Test func `A Custom Path With Untyped Parameters Is An Error With A Fix-It`() {
     assertMacro {
       """
       @QueryRequest(path: .custom { id in ["post", id] })
@@ -389,7 +389,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func unknownPathIsAnError() {
+  @Test func `A Path Other Than The Three Synthesizers Is An Error`() {
     assertMacro {
       """
       @QueryRequest(path: makePath())
@@ -405,7 +405,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func pathArgument() {
+  @Test func `A Path Parameter Receives The Query's Path`() {
     assertMacro {
       """
       @QueryRequest
@@ -436,7 +436,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func badPathArgumentIsAnError() {
+  @Test func `A Path Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @QueryRequest
@@ -480,7 +480,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func accessLevels() {
+  @Test func `The Request Takes The Function's Access Level`() {
     assertMacro {
       """
       public struct API: Hashable {
@@ -538,7 +538,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func variadicIsAnError() {
+  @Test func `A Variadic Parameter Is An Error With A Fix-It`() {
     assertMacro {
       """
       @QueryRequest
@@ -582,7 +582,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func fetchNameIsAnError() {
+  @Test func `A Function Named Fetch Is An Error`() {
     assertMacro {
       """
       @QueryRequest
@@ -598,7 +598,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func noArguments() {
+  @Test func `A Function Without Arguments Gets A Property Accessor`() {
     assertMacro {
       """
       @QueryRequest
@@ -628,7 +628,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func unnamedArgument() {
+  @Test func `An Unnamed Argument Is Stored Under A Generated Name`() {
     assertMacro {
       """
       @QueryRequest
@@ -659,7 +659,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func defaultValues() {
+  @Test func `Default Values Stay On The Accessor`() {
     assertMacro {
       """
       @QueryRequest
@@ -691,7 +691,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func reservedArguments() {
+  @Test func `Reserved Parameters Receive The Run's Values And Are Not Stored`() {
     assertMacro {
       """
       @QueryRequest
@@ -734,7 +734,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func instanceMethodInExtension() {
+  @Test func `A Method In An Extension Stores The Extended Type`() {
     assertMacro {
       """
       extension Outer.API {
@@ -770,7 +770,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func actorMethod() {
+  @Test func `An Actor's Method Is Awaited`() {
     assertMacro {
       """
       actor PostStore {
@@ -806,7 +806,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func nestedType() {
+  @Test func `A Class Method Of A Nested Type Stores The Type`() {
     assertMacro {
       """
       struct Outer {
@@ -846,7 +846,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func mainActorMethod() {
+  @Test func `A Main Actor Method Is Awaited`() {
     assertMacro {
       """
       @MainActor
@@ -884,7 +884,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func fileprivateAndPackageAccess() {
+  @Test func `Fileprivate And Package Functions Keep Their Access Level`() {
     assertMacro {
       """
       @QueryRequest
@@ -936,7 +936,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func availability() {
+  @Test func `Availability Attributes Are Copied To The Request`() {
     assertMacro {
       """
       @QueryRequest
@@ -971,7 +971,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func typedThrowsAndSending() {
+  @Test func `A Typed Throw And A Sending Result Become The Request's Failure And Value`() {
     assertMacro {
       """
       @QueryRequest
@@ -1002,7 +1002,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func nonThrowingAsync() {
+  @Test func `An Async Function That Does Not Throw Fails With Never`() {
     assertMacro {
       """
       @QueryRequest
@@ -1033,7 +1033,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func throwingSync() {
+  @Test func `A Synchronous Throwing Function Fails With Any Error`() {
     assertMacro {
       """
       @QueryRequest
@@ -1064,7 +1064,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func generic() {
+  @Test func `A Generic Function Gets A Generic Request`() {
     assertMacro {
       """
       @QueryRequest
@@ -1095,7 +1095,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func duplicateLabels() {
+  @Test func `Repeated Labels Are Stored Under Their Parameter Names`() {
     assertMacro {
       """
       @QueryRequest
@@ -1127,7 +1127,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func inoutIsAnError() {
+  @Test func `An Inout Parameter Is An Error With A Fix-It`() {
     assertMacro {
       """
       @QueryRequest
@@ -1171,7 +1171,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func badIsolationIsAnError() {
+  @Test func `An Isolation Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @QueryRequest
@@ -1215,7 +1215,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func badContextIsAnError() {
+  @Test func `A Context Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @QueryRequest
@@ -1259,7 +1259,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func badContinuationIsAnError() {
+  @Test func `A Continuation Parameter Of Another Type Is An Error With A Fix-It`() {
     assertMacro {
       """
       @QueryRequest
@@ -1303,7 +1303,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func notAFunctionIsAnError() {
+  @Test func `A Macro On Something Other Than A Function Is An Error`() {
     assertMacro {
       """
       @QueryRequest
@@ -1319,7 +1319,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func localFunctionIsAnError() {
+  @Test func `A Local Function Is An Error`() {
     assertMacro {
       """
       func outer() {
@@ -1332,14 +1332,58 @@ struct QueryRequestMacroTests {
       func outer() {
         @QueryRequest
         ┬────────────
-        ╰─ 🛑 @QueryRequest cannot generate a request from a local function: move the function to the top level or into a type
+        ╰─ 🛑 @QueryRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
         func post(id: Int) async throws -> Post { Post() }
       }
       """
     }
   }
 
-  @Test func protocolIsAnError() {
+  @Test func `A Local Function In A Closure Is An Error`() {
+    assertMacro {
+      """
+      let work = {
+        @QueryRequest
+        func post(id: Int) async throws -> Post { Post() }
+      }
+      """
+    } diagnostics: {
+      """
+      let work = {
+        @QueryRequest
+        ┬────────────
+        ╰─ 🛑 @QueryRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
+        func post(id: Int) async throws -> Post { Post() }
+      }
+      """
+    }
+  }
+
+  @Test func `A Local Function Of A Method Is An Error`() {
+    assertMacro {
+      """
+      struct API {
+        func outer() {
+          @QueryRequest
+          func post(id: Int) async throws -> Post { Post() }
+        }
+      }
+      """
+    } diagnostics: {
+      """
+      struct API {
+        func outer() {
+          @QueryRequest
+          ┬────────────
+          ╰─ 🛑 @QueryRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
+          func post(id: Int) async throws -> Post { Post() }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func `A Function Requirement In A Protocol Is An Error`() {
     assertMacro {
       """
       protocol API {
@@ -1359,7 +1403,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func opaqueParameterIsAnError() {
+  @Test func `An Opaque Parameter Is An Error`() {
     assertMacro {
       """
       @QueryRequest
@@ -1375,7 +1419,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func opaqueResultIsAnError() {
+  @Test func `An Opaque Result Is An Error`() {
     assertMacro {
       """
       @QueryRequest
@@ -1391,7 +1435,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func rethrowsIsAnError() {
+  @Test func `A Rethrowing Function Is An Error With A Fix-It`() {
     assertMacro {
       """
       @QueryRequest
@@ -1435,7 +1479,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func parameterNamedLikeAMemberIsAnError() {
+  @Test func `A Parameter Named Like A Member Of The Request Is An Error`() {
     assertMacro {
       """
       @QueryRequest

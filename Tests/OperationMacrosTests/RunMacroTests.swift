@@ -4,7 +4,7 @@ import Testing
 
 @Suite(.macros(["run": RunMacro.self]))
 struct RunMacroTests {
-  @Test func defaults() {
+  @Test func `Run Expands To A Runner With The Defaults`() {
     assertMacro {
       """
       let value = try await #run($fetchNumber)
@@ -16,7 +16,7 @@ struct RunMacroTests {
     }
   }
 
-  @Test func context() {
+  @Test func `Run With A Context Expands To A Runner With That Context`() {
     assertMacro {
       """
       let value = try await #run($fetchNumber, context: context)
@@ -28,7 +28,7 @@ struct RunMacroTests {
     }
   }
 
-  @Test func contextAndContinuation() {
+  @Test func `Run With A Continuation Passes It To The Runner`() {
     assertMacro {
       """
       let value = try await #run(

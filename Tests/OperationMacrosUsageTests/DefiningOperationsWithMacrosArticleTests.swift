@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 // The examples of the Defining operations with macros article
-// (Sources/OperationCore/Documentation.docc/Articles/DefiningOperationsWithMacros.md), as written
+// (Sources/Operation/Documentation.docc/Articles/DefiningOperationsWithMacros.md), as written
 // there; the tests check what its comments claim.
 
 private struct Post: Hashable, Sendable {
@@ -47,7 +47,7 @@ extension OperationContext {
 }
 
 @Suite struct DefiningOperationsWithMacrosArticleTests {
-  @Test func queries() async throws {
+  @Test func `A Query Function Fetches Through Its Accessor And Shares Its Store`() async throws {
     let client = OperationClient()
     let store = client.store(for: $post(id: 1))
     let value = try await store.fetch()
@@ -55,12 +55,12 @@ extension OperationContext {
     #expect(client.store(for: $post(id: 1)) === store)
   }
 
-  @Test func customPath() {
+  @Test func `A Custom Path Is Built From The Arguments`() {
     let postsPath = $userPosts(userID: 7).path
     #expect(postsPath == ["user-posts", 7])
   }
 
-  @Test func continuation() async throws {
+  @Test func `A Continuation Parameter Yields Before The Final Value`() async throws {
     let client = OperationClient()
     let store = client.store(for: $cachedPost(id: 1))
     let titles = Mutex<[String]>([])
@@ -73,19 +73,19 @@ extension OperationContext {
     #expect(titles.withLock { $0 } == ["Cached", "Fresh"])
   }
 
-  @Test func mutations() async throws {
+  @Test func `A Mutation Function Mutates With Its Arguments`() async throws {
     let client = OperationClient()
     let renaming = client.store(for: $rename(postID: 1))
     let renamed = try await renaming.mutate(with: "New title")
     #expect(renamed == Post(id: 1, title: "New title"))
   }
 
-  @Test func run() async throws {
+  @Test func `Run Runs A Stateless Request Once`() async throws {
     let sent = try await #run($sendReceipt(to: "reader@example.com"))
     #expect(sent)
   }
 
-  @Test func contextEntries() {
+  @Test func `Context Entries Have Their Defaults And Can Be Set`() {
     var context = OperationContext()
     #expect(context.pageSize == 20)
     #expect(context.authToken == nil)

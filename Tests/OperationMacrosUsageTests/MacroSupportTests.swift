@@ -6,7 +6,7 @@ private class Base {}
 private final class Derived: Base {}
 
 @Suite struct MacroSupportTests {
-  @Test func hashableMetatypeComparesTypes() {
+  @Test func `A Hashable Metatype Compares Its Types`() {
     let first = _OperationHashableMetatype(type: First.self)
     #expect(first == _OperationHashableMetatype(type: First.self))
     #expect(Set([first, _OperationHashableMetatype(type: First.self)]).count == 1)
@@ -16,15 +16,22 @@ private final class Derived: Base {}
     #expect(base != _OperationHashableMetatype<Base>(type: Derived.self))
   }
 
-  @Test func requirementsReturnTheirArgument() {
+  @Test func `The Requirement Checks Return Their Argument`() {
     #expect(_operationRequireHashable(3) == 3)
     #expect(_operationRequireSendable("a") == "a")
   }
 
-  @Test func pathSynthesizersAreMarkers() {
-    // NB: The macros read the expressions; the values only have to exist and type-check.
+  @Test func `The Path Synthesizers Carry Nothing And Never Run The Custom Closure`() {
+    // NB: The macros read the expressions you write and never evaluate them, so a marker holds no
+    // value and `.custom` must not build a path from arguments that do not exist.
+    #expect(MemoryLayout<_OperationPathMacroSynthesizer>.size == 0)
     _ = _OperationPathMacroSynthesizer.inferredFromHashable
     _ = _OperationPathMacroSynthesizer.inferredFromIdentifiable
-    _ = _OperationPathMacroSynthesizer.custom { (id: Int, name: String) in [id, name] }
+    var calls = 0
+    _ = _OperationPathMacroSynthesizer.custom { (id: Int, name: String) in
+      calls += 1
+      return [id, name]
+    }
+    #expect(calls == 0)
   }
 }

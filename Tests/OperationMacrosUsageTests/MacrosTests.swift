@@ -23,19 +23,19 @@ private struct Doubling: OperationRequest, Sendable {
 }
 
 @Suite struct RunMacroUsageTests {
-  @Test func runsWithTheDefaults() async {
+  @Test func `Run Runs With A Fresh Context`() async {
     let value = await #run(Doubling(number: 2))
     #expect(value == 4)
   }
 
-  @Test func runsWithAContext() async {
+  @Test func `Run Runs With The Given Context`() async {
     var context = OperationContext()
     context.macroTestCount = 10
     let value = await #run(Doubling(number: 2), context: context)
     #expect(value == 40)
   }
 
-  @Test func sendsYieldsToTheContinuation() async {
+  @Test func `Run Sends Yields To The Given Continuation`() async {
     let yields = Mutex<[Int]>([])
     let value = await #run(
       Doubling(number: 3),
@@ -50,7 +50,7 @@ private struct Doubling: OperationRequest, Sendable {
 }
 
 @Suite struct ContextEntryUsageTests {
-  @Test func readsTheDefaults() {
+  @Test func `Context Entries Read Their Defaults`() {
     let context = OperationContext()
     #expect(context.macroTestCount == 1)
     #expect(context.macroTestName == nil)
@@ -58,7 +58,7 @@ private struct Doubling: OperationRequest, Sendable {
     #expect(context.macroTestLimit == 5)
   }
 
-  @Test func setsValues() {
+  @Test func `Context Entries Store What Is Set`() {
     var context = OperationContext()
     context.macroTestCount = 2
     context.macroTestName = "name"

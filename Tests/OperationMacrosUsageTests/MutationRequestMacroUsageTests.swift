@@ -20,7 +20,7 @@ private func macroRename(
 private func macroRefresh() async {}
 
 @Suite struct MutationRequestMacroUsageTests {
-  @Test func argumentsAreTheMutationsArguments() async throws {
+  @Test func `The Arguments Parameter Receives Each Mutation's Arguments`() async throws {
     let client = OperationClient()
     let store = client.store(for: $macroLike)
     #expect(try await store.mutate(with: 1) == "liked 1")
@@ -29,7 +29,7 @@ private func macroRefresh() async {}
     #expect(client.store(for: $macroLike) === store)
   }
 
-  @Test func storedParametersAreTheIdentity() async {
+  @Test func `Stored Parameters Identify The Store`() async {
     let client = OperationClient()
     let store = client.store(for: $macroRename(userID: 1))
     #expect(await store.mutate(with: "a") == "1: a")
@@ -38,7 +38,7 @@ private func macroRefresh() async {}
     #expect($macroRename(userID: 1)._debugTypeName == "macroRename")
   }
 
-  @Test func voidArguments() async {
+  @Test func `A Mutation Without Arguments Mutates With Void`() async {
     let store = OperationClient().store(for: $macroRefresh)
     await store.mutate()
     #expect(store.history.count == 1)
@@ -59,7 +59,7 @@ private func macroNamed(arguments: Arguments) -> Value {
 }
 
 @Suite struct MutationRequestMacroNamingTests {
-  @Test func typesNamedLikeAssociatedTypes() async {
+  @Test func `Types Named Like The Associated Types Compile`() async {
     let store = OperationClient().store(for: $macroNamed)
     #expect(await store.mutate(with: Arguments(name: "a")) == Value(name: "a"))
   }

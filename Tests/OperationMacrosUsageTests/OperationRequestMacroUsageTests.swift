@@ -54,13 +54,13 @@ private actor MacroCounter {
 }
 
 @Suite struct OperationRequestMacroUsageTests {
-  @Test func runsAFreeFunction() async {
+  @Test func `A Free Function Runs With Its Arguments`() async {
     #expect(await #run($macroSum(1, to: 2)) == 6)
     #expect(await #run($macroSum(1, to: 2, c: 0)) == 3)
     #expect($macroSum(1, to: 2)._debugTypeName == "macroSum")
   }
 
-  @Test func passesTheReservedArguments() async throws {
+  @Test func `The Reserved Parameters Receive The Run's Values`() async throws {
     var context = OperationContext()
     context.macroTestCount = 4
     let yields = Mutex<[Int]>([])
@@ -75,17 +75,17 @@ private actor MacroCounter {
     #expect(yields.withLock { $0 } == [4])
   }
 
-  @Test func throwsTheTypedError() async {
+  @Test func `A Typed Error Is Thrown As Is`() async {
     await #expect(throws: MacroFailure()) {
       try await #run($macroFail)
     }
   }
 
-  @Test func runsAGenericFunction() async {
+  @Test func `A Generic Function Runs`() async {
     #expect(await #run($macroEcho("a")) == "a")
   }
 
-  @Test func runsMethods() async throws {
+  @Test func `Methods Of Types And Actors Run`() async throws {
     #expect(try await #run(MacroAPI(base: 10).$add(5)) == 15)
     #expect(await #run(MacroAPI.$answer) == 42)
     #expect(MacroAPI.$answer._debugTypeName == "MacroAPI.answer")
@@ -107,7 +107,7 @@ private final class MacroModel {
 }
 
 @Suite struct OperationRequestMacroIsolationTests {
-  @Test func runsAMainActorMethod() async {
+  @Test func `A Main Actor Method Runs On The Main Actor`() async {
     let model = MacroModel()
     #expect(await #run(model.$load) == 1)
     #expect(await model.loads == 1)

@@ -43,7 +43,7 @@ private enum MacroPosts {
 }
 
 @Suite struct QueryRequestMacroUsageTests {
-  @Test func hashablePathIsTheRequest() async {
+  @Test func `The Hashable Path Is The Request`() async {
     let client = OperationClient()
     let store = client.store(for: $macroDouble(2))
     #expect(await store.fetch() == 4)
@@ -53,7 +53,7 @@ private enum MacroPosts {
     #expect($macroDouble(2).path == OperationPath($macroDouble(2)))
   }
 
-  @Test func identifiablePathIsTheID() async throws {
+  @Test func `The Identifiable Path Is The ID`() async throws {
     let client = OperationClient()
     let store = client.store(for: $macroTitle(id: 1, suffix: "a"))
     #expect(try await store.fetch() == "1a")
@@ -62,31 +62,31 @@ private enum MacroPosts {
     #expect(client.store(for: $macroTitle(id: 1, suffix: "b")) === store)
   }
 
-  @Test func customPathAndPathArgument() async {
+  @Test func `A Custom Path Reaches The Path Parameter`() async {
     let store = OperationClient().store(for: $macroPost(id: 7))
     #expect($macroPost(id: 7).path == ["macro-post", 7])
     let value = await store.fetch()
     #expect(value == "7 at \(OperationPath(["macro-post", 7]))")
   }
 
-  @Test func yieldsReachTheStore() async {
+  @Test func `Yields Reach The Store`() async {
     let store = OperationStore.detached(query: $macroStaged(value: 1), initialValue: nil)
     #expect(await store.fetch() == 2)
   }
 
-  @Test func staticMethodQuery() async {
+  @Test func `A Static Method Query Fetches Through Its Type`() async {
     let store = OperationClient().store(for: MacroPosts.$count(offset: 1))
     #expect(await store.fetch() == 11)
     #expect(MacroPosts.$count(offset: 1) == MacroPosts.$count(offset: 1))
     #expect(MacroPosts.$count(offset: 1)._debugTypeName == "MacroPosts.count")
   }
 
-  @Test func customPathWithoutArguments() async {
+  @Test func `A Custom Path Without Arguments Is Used`() async {
     #expect($macroAll.path == ["macro-all"])
     #expect(await OperationClient().store(for: $macroAll).fetch() == [1, 2])
   }
 
-  @Test func genericQuery() async {
+  @Test func `A Generic Query Fetches For Each Type`() async {
     let client = OperationClient()
     #expect(await client.store(for: $macroWrap("a")).fetch() == ["a"])
     #expect(await client.store(for: $macroWrap(1)).fetch() == [1])

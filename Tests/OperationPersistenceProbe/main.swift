@@ -7,6 +7,8 @@
 //                                                "refused: <owner>" and exits with 3 when the
 //                                                outbox is held
 //   OperationPersistenceProbe keys               prints the keys of ProbePaths.all, one a line
+//   OperationPersistenceProbe unstable-keys      prints, for each of ProbePaths.unstable, its key
+//                                                or "refused: <type>"
 
 import Foundation
 import OperationCore
@@ -41,7 +43,15 @@ case "keys":
   for path in ProbePaths.all {
     say(try PersistentQueryCache.key(for: path, operationType: [String: Int].self))
   }
+case "unstable-keys":
+  for (path, operationType) in ProbePaths.unstable {
+    do throws(PersistentKeyError) {
+      say(try PersistentQueryCache.key(for: path, operationType: operationType))
+    } catch {
+      say("refused: \(error.typeName)")
+    }
+  }
 default:
-  say("usage: OperationPersistenceProbe claim <database> | keys")
+  say("usage: OperationPersistenceProbe claim <database> | keys | unstable-keys")
   exit(2)
 }

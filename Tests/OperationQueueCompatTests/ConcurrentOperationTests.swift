@@ -1,8 +1,8 @@
 import Foundation
-import OperationCore
-import OperationGraph
+@_spi(Warnings) import OperationCore
+@_spi(Warnings) import OperationGraph
 import OperationGraphTestFixtures
-import OperationQueueCompat
+@_spi(Warnings) import OperationQueueCompat
 import OperationSynchronization
 import OperationTestSupport
 import Testing
@@ -161,6 +161,13 @@ import Testing
     let operation = ConcurrentOperation()
     withKnownIssue {
       operation.start()
+    } matching: { issue in
+      issue.comments.contains(
+        Comment(
+          rawValue: OperationWarning.concurrentOperationExecuteNotOverridden("ConcurrentOperation")
+            .message
+        )
+      )
     }
     #expect(operation.isFinished)
   }
@@ -168,8 +175,13 @@ import Testing
   @Test func `a second start is reported and ignored`() {
     let operation = TestOperation()
     operation.start()
+    let description = operation.description
     withKnownIssue {
       operation.start()
+    } matching: { issue in
+      issue.comments.contains(
+        Comment(rawValue: OperationWarning.concurrentOperationStartedTwice(description).message)
+      )
     }
     #expect(operation.executionCount == 1)
   }

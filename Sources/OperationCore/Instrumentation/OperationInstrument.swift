@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
 // MARK: - Instruments
 
 /// Receives what stores and modifiers do, for metrics and tracing.
@@ -119,7 +125,7 @@ public protocol OperationWorkObservation: Sendable {
   ///
   /// - Parameters:
   ///   - outcome: How it ended.
-  ///   - duration: How long it took.
+  ///   - duration: How long it took, read from the run's ``OperationContext/operationClock``.
   func ended(_ outcome: OperationRunOutcome, duration: Duration)
 }
 
@@ -268,9 +274,13 @@ extension OperationContext {
     let work = OperationWork(kind: kind, run: self.runInfo())
     let observations = instruments.compactMap { $0.started(work) }
     guard !observations.isEmpty else { return await body() }
-    let start = ContinuousClock.now
+    // NB: Durations read the context's clock (decision 4), as the store's dates do, so that a
+    // test that drives time sees the durations it drives. A wall clock can step back; a work's
+    // duration is then zero, never negative.
+    let clock = self.operationClock
+    let start = clock.now()
     let result = await Self.perform(observations[...], body)
-    let duration = ContinuousClock.now - start
+    let duration = Duration.seconds(max(0, clock.now().timeIntervalSince(start)))
     let outcome = OperationRunOutcome(result)
     for observation in observations {
       observation.ended(outcome, duration: duration)

@@ -10,7 +10,7 @@ import OperationSynchronization
 ///
 /// The polling task holds the core weakly between polls, so releasing the observer that owns the
 /// core ends the loop (its `deinit` also cancels the task).
-final class PollingNetworkObserverCore: Sendable {
+package final class PollingNetworkObserverCore: Sendable {
   private struct State {
     var status: NetworkConnectionStatus
     var task: Task<Void, Never>?
@@ -30,7 +30,7 @@ final class PollingNetworkObserverCore: Sendable {
   ///   - initialStatus: The status before the first poll.
   ///   - sleep: Waits for the next tick; throwing ends the polling loop.
   ///   - poll: Reads the status; `nil` means "no information" and leaves the status unchanged.
-  init(
+  package init(
     initialStatus: NetworkConnectionStatus,
     sleep: @escaping @Sendable () async throws -> Void,
     poll: @escaping @Sendable () async -> NetworkConnectionStatus?
@@ -45,16 +45,16 @@ final class PollingNetworkObserverCore: Sendable {
     task?.cancel()
   }
 
-  var currentStatus: NetworkConnectionStatus {
+  package var currentStatus: NetworkConnectionStatus {
     self.state.withLock { $0.status }
   }
 
-  var isRunning: Bool {
+  package var isRunning: Bool {
     self.state.withLock { $0.task != nil }
   }
 
   /// Starts polling, restarting (and so polling at once) if already running.
-  func start() {
+  package func start() {
     let previous = self.state.withLock { state in
       let previous = state.task
       state.generation += 1
@@ -65,7 +65,7 @@ final class PollingNetworkObserverCore: Sendable {
   }
 
   /// Starts polling unless already running.
-  func startIfNeeded() {
+  package func startIfNeeded() {
     self.state.withLock { state in
       guard state.task == nil else { return }
       state.generation += 1
@@ -74,7 +74,7 @@ final class PollingNetworkObserverCore: Sendable {
   }
 
   /// Stops polling; a poll in flight is discarded.
-  func stop() {
+  package func stop() {
     let task = self.state.withLock { state in
       let task = state.task
       state.generation += 1
@@ -97,7 +97,7 @@ final class PollingNetworkObserverCore: Sendable {
   }
 
   /// Adds `handler`, calls it at once with the current status, and starts polling if needed.
-  func subscribe(
+  package func subscribe(
     with handler: @escaping @Sendable (NetworkConnectionStatus) -> Void
   ) -> OperationSubscription {
     let subscription = self.handlers.add(handler)

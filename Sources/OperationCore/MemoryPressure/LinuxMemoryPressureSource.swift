@@ -6,7 +6,6 @@ import OperationSynchronization
   #elseif canImport(Musl)
     import Musl
   #endif
-  import IssueReporting
 
   /// A memory pressure source that polls the Linux kernel's pressure stall information (PSI).
   ///
@@ -193,7 +192,7 @@ import OperationSynchronization
     ///   - filePaths: The PSI files to read, in order of preference; by default the process's
     ///     cgroup v2 `memory.pressure`, then `/proc/pressure/memory`.
     ///   - interval: The time between two reads; 5 seconds by default. A non-positive interval is
-    ///     reported with `reportIssue` and replaced by 5 seconds.
+    ///     reported as a warning (an issue under a test runner) and replaced by 5 seconds.
     ///   - clock: The clock the source sleeps on; a `ContinuousClock` by default.
     ///   - thresholds: The percentages that map a reading to a severity.
     public init(
@@ -203,12 +202,7 @@ import OperationSynchronization
       thresholds: Thresholds = .default
     ) {
       if interval <= .zero {
-        reportIssue(
-          """
-          A LinuxMemoryPressureSource was created with a non-positive polling interval \
-          (\(interval)); it polls every 5 seconds instead.
-          """
-        )
+        reportWarning(.memoryPressurePollingIntervalNotPositive(interval))
       }
       self.filePaths = filePaths
       self.interval = interval > .zero ? interval : .seconds(5)

@@ -1,5 +1,3 @@
-import IssueReporting
-
 extension OperationRequest where Value: Sendable {
   /// Runs the operation again and again while a predicate agrees, waiting between runs: polling.
   ///
@@ -45,12 +43,7 @@ extension OperationRequest where Value: Sendable {
   ) -> ModifiedOperation<Self, _RepeatingModifier<Self>> {
     var count = maxCount
     if let maxCount, maxCount < 1 {
-      reportIssue(
-        """
-        'repeating(every:maxCount:while:)' was given a maxCount of \(maxCount); the operation \
-        runs once instead. Pass a count of at least 1, or nil for no limit.
-        """
-      )
+      reportWarning(.pollingMaxCountNotPositive(maxCount))
       count = 1
     }
     return self.modifier(

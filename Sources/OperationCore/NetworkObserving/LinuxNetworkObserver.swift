@@ -43,7 +43,8 @@
   ///   of ``refresh()``.
   ///
   /// > Note: An interface being up says the link works, not that the internet is reachable. Use
-  /// > ``URLConnectionObserver`` when reaching a particular server matters.
+  /// > `URLConnectionObserver` (in `OperationURLConnectionObserver`, which `Operation` re-exports)
+  /// > when reaching a particular server matters.
   public final class LinuxNetworkObserver: NetworkObserver, Sendable {
     private let root: URL
     private let core: PollingNetworkObserverCore

@@ -5,8 +5,11 @@ extension NetworkObserver where Self == AnySendableNetworkObserver {
   /// | --- | --- |
   /// | Apple platforms (`Network` available) | `NWPathMonitorObserver.startingShared()` |
   /// | Linux | `LinuxNetworkObserver.startingShared()` |
-  /// | Other platforms with `URLSession` (Windows, Android, …) | `URLConnectionObserver.startingShared()` |
-  /// | WASI | A ``MockNetworkObserver`` that stays ``NetworkConnectionStatus/connected`` |
+  /// | Other platforms (Windows, Android, WASI) | A ``MockNetworkObserver`` that stays ``NetworkConnectionStatus/connected`` |
+  ///
+  /// On the other platforms, `OperationClient.defaultNetworkObserver` (in `Operation`) pings with
+  /// `URLConnectionObserver` instead, which is in a module of its own so that the core does not
+  /// link FoundationNetworking.
   ///
   /// Every read returns the same shared observer, started on first use.
   ///
@@ -19,16 +22,14 @@ extension NetworkObserver where Self == AnySendableNetworkObserver {
       AnySendableNetworkObserver(NWPathMonitorObserver.startingShared())
     #elseif os(Linux)
       AnySendableNetworkObserver(LinuxNetworkObserver.startingShared())
-    #elseif !os(WASI)
-      AnySendableNetworkObserver(URLConnectionObserver.startingShared())
     #else
-      AnySendableNetworkObserver(wasiFallbackNetworkObserver)
+      AnySendableNetworkObserver(fallbackNetworkObserver)
     #endif
   }
 }
 
-#if os(WASI)
-  // NB: WASI has neither URLSession nor an interface list; the status is unknown, so stay
-  // connected rather than stall operations that wait for the network.
-  private let wasiFallbackNetworkObserver = MockNetworkObserver(initialStatus: .connected)
+#if !canImport(Network) && !os(Linux)
+  // NB: Without Network.framework or Linux's interface list the core cannot see the network; the
+  // status is unknown, so stay connected rather than stall operations that wait for the network.
+  private let fallbackNetworkObserver = MockNetworkObserver(initialStatus: .connected)
 #endif

@@ -3,7 +3,8 @@
 /// Conformers in this package:
 /// - ``MockNetworkObserver``: driven by hand, for tests and previews.
 /// - `LinuxNetworkObserver` (Linux): polls the kernel's view of the network interfaces.
-/// - `URLConnectionObserver` (not WASI): pings a URL periodically.
+/// - `URLConnectionObserver` (not WASI; in the `OperationURLConnectionObserver` module, which
+///   `Operation` re-exports): pings a URL periodically.
 /// - `NWPathMonitorObserver` (Apple platforms): wraps `NWPathMonitor`.
 ///
 /// ``NetworkObserver/platformDefault`` picks the best one for the platform.

@@ -1,5 +1,6 @@
 import Foundation
 public import OperationCore
+import OperationSynchronization
 
 // MARK: - Modifier
 
@@ -91,9 +92,39 @@ public struct PersistedQueryController<State: OperationState & Sendable>: Operat
   /// A path without a stable key (see ``PersistentQueryCache/key(for:operationType:)``) is
   /// reported to the cache's `onProblem` handler, and the store is not persisted.
   ///
+  /// Loading and saving call the cache's clock, storage and `onProblem` handler, which may be the
+  /// app's code, so they never run while the thread holds a lock of the library. A store created
+  /// outside any lock (as `OperationClient.store(for:)` creates it) has its saved value when it is
+  /// returned. One created while a lock is held (inside the closure of
+  /// `OperationClient.withStores(matching:perform:)`, say) gets it right after the lock is
+  /// released, unless a value was recorded in the meantime, which wins.
+  ///
   /// - Parameter controls: The store's controls.
   /// - Returns: The subscription that stops the saving.
   public func control(with controls: OperationControls<State>) -> OperationSubscription {
+    guard LibraryLocks.areHeldByCurrentThread else { return self.attach(to: controls) }
+    let subscription = Lock<OperationSubscription?>(nil)
+    LibraryLocks.afterRelease {
+      let attached = self.attach(to: controls)
+      // NB: A subscription cancelled before the lock's release stays cancelled.
+      let isCancelled = subscription.withLock { current in
+        guard current == nil else { return true }
+        current = attached
+        return false
+      }
+      if isCancelled { attached.cancel() }
+    }
+    return OperationSubscription {
+      let attached = subscription.withLock { current in
+        defer { current = .empty }
+        return current
+      }
+      attached?.cancel()
+    }
+  }
+
+  /// Loads the store's saved value and starts saving; called with no library lock held.
+  private func attach(to controls: OperationControls<State>) -> OperationSubscription {
     let key: String
     if let given = self.key {
       key = given
@@ -108,21 +139,33 @@ public struct PersistedQueryController<State: OperationState & Sendable>: Operat
         return .empty
       }
     }
-    if let (value, updatedAt) = self.cache.load(forKey: key, decode: self.decode) {
-      var context = controls.context
-      context.operationClock = TimeFreezeClock(date: updatedAt)
-      controls.yield(value, using: context)
-      controls.invalidate()
-    }
     guard let store = controls.controlledStore else { return .empty }
     let cache = self.cache
     let save = self.save
     let recordFailure: @Sendable () -> Void = { [weak store] in
       store?.recordInstrumentEvent(.persistenceWriteFailed)
     }
+    let state = controls.state
+    if state.valueUpdateCount == 0 {
+      if let (value, updatedAt) = cache.load(forKey: key, decode: self.decode) {
+        var context = controls.context
+        context.operationClock = TimeFreezeClock(date: updatedAt)
+        controls.yield(value, using: context)
+        controls.invalidate()
+      }
+    } else if let date = state.valueLastUpdatedAt {
+      // NB: A value recorded before the lock's release (see `control(with:)`) is newer than the
+      // saved one: it stays, and is saved.
+      save(cache, state.currentValue, key, date, recordFailure)
+    }
     return store.observeRecordedValues { state in
       guard let date = state.valueLastUpdatedAt else { return }
-      save(cache, state.currentValue, key, date, recordFailure)
+      let value = state.currentValue
+      // NB: The save reads the cache's clock; should the store ever call its value observers
+      // with a lock held, the save waits for the lock's release.
+      LibraryLocks.afterRelease {
+        save(cache, value, key, date, recordFailure)
+      }
     }
   }
 }

@@ -60,16 +60,23 @@ extension PersistentQueryCache {
   ///   path (such as `1` and `1.0`, or an `Int` and an `Int64`) have one key; `-0.0` is `0`.
   /// - Dates are written as their exact time interval, UUIDs, URLs and data by their contents.
   /// - Arrays keep their order; sets and dictionaries are sorted by the keys of their elements.
-  /// - Optionals are their wrapped value; `nil` carries its type.
+  /// - Values are first taken as `AnyHashable` takes them, which is how a path compares them: an
+  ///   optional number is its number (`Optional(1)` and `1` have one key), while any other
+  ///   optional is marked as one (`Optional("a")` and `"a"` differ, as they do in a path); `nil`
+  ///   carries its type.
   /// - Other structures and enumerations are written with their type and every stored property
   ///   or associated value, recursively; a ``PersistentKeyRepresentable`` value by its
   ///   ``PersistentKeyRepresentable/persistentKey``.
   /// - Types are written by their mangled names, which name a type uniquely (module, enclosing
-  ///   types, generic arguments; the file of a private type; the function of a local type) and
-  ///   are the same in every process. Renaming or moving a type starts its entries anew.
+  ///   types, generic arguments) and are the same in every process. Renaming or moving a type
+  ///   starts its entries anew.
   ///
   /// A path with an element that has no stable encoding (a class instance, a closure, a
-  /// floating-point NaN, a type with a custom mirror) throws.
+  /// floating-point NaN, a type with a custom mirror) throws, and so does an operation or an
+  /// element of a `private` or `fileprivate` type, or of a type declared inside a function: the
+  /// runtime names such a type by the address of its scope, which changes from one process to
+  /// the next, and nothing stable tells two such types of the same name apart. Make the type
+  /// `internal`, or give the operation a key.
   ///
   /// - Parameters:
   ///   - path: The operation's path.
@@ -159,18 +166,39 @@ private struct CanonicalKeyEncoder {
   }
 
   /// Writes a type by its mangled name, which names it uniquely and is the same in every
-  /// process: a private type's name carries its file's discriminator, and a type declared in a
-  /// function carries the function's name, where the readable name would show an address.
+  /// process, unless the type is private or local.
+  ///
+  /// NB: The runtime has no name for the scope of a `private` or `fileprivate` type, or of a type
+  /// declared in a function (the compiler keeps a file's discriminator and a function's name out
+  /// of the type's metadata): both its mangled and its readable name spell that scope by the
+  /// address of its descriptor, `(unknown context at $55d0c3a2f1e0)`, which changes with every
+  /// launch. Without the address, two such types of one name in one module (a `private struct
+  /// Query` in two files) would share their keys and read each other's values, so they are
+  /// refused instead.
   mutating func encodeTypeName(_ type: any Any.Type) throws(PersistentKeyError) {
-    if let mangled = _mangledTypeName(type) {
-      self.encodeString(mangled)
-      return
+    let readable = _typeName(type, qualified: true)
+    guard !readable.contains(Self.unnamedScope) else {
+      throw self.error(
+        Self.withoutAddresses(readable),
+        "is private, fileprivate or declared in a function, so its name differs from one "
+          + "process to the next"
+      )
     }
-    let name = _typeName(type, qualified: true)
-    guard !name.contains("(unknown context at ") else {
-      throw self.error(name, "has no mangled name, and its readable name is not stable")
+    self.encodeString(_mangledTypeName(type) ?? readable)
+  }
+
+  /// How the runtime spells a scope it has no name for, followed by the scope's address.
+  private static let unnamedScope = "(unknown context at $"
+
+  /// A type's readable name with each unnamed scope's address left out, for error messages.
+  private static func withoutAddresses(_ name: String) -> String {
+    var result = ""
+    var rest = Substring(name)
+    while let range = rest.range(of: Self.unnamedScope) {
+      result += rest[..<range.lowerBound] + "(private or local scope)"
+      rest = rest[range.upperBound...].drop { $0 != ")" }.dropFirst()
     }
-    self.encodeString(name)
+    return result + rest
   }
 
   /// Writes a string quoted and escaped, in its canonical composition, since strings that are
@@ -188,15 +216,30 @@ private struct CanonicalKeyEncoder {
   }
 
   mutating func encode(_ value: Any) throws(PersistentKeyError) {
+    // NB: A path compares its elements as `AnyHashable` does, and `AnyHashable` (in a path, in an
+    // array, set or dictionary of a path, or in an `AnyHashable` field) compares a value by its
+    // canonical form: an optional number as the number, an `Int8` as the same `Int`. Encoding
+    // that form gives equal keys to exactly the values a path calls equal.
+    var value = value
+    if let hashable = value as? any Hashable {
+      value = AnyHashable(hashable).base
+    }
+    // NB: An optional is handled before the casts below, which would look through it.
+    if let optional = value as? any OptionalValue {
+      if let wrapped = optional.wrappedValue {
+        // NB: `AnyHashable` kept the optional, so a path tells it from its wrapped value.
+        self.output += "o"
+        try self.encode(wrapped)
+      } else {
+        self.output += "z"
+        try self.encodeTypeName(type(of: value))
+      }
+      return
+    }
     if let value = value as? any PersistentKeyRepresentable {
       self.output += "k"
       try self.encodeTypeName(type(of: value))
       self.encodeString(value.persistentKey)
-      return
-    }
-    if Swift.type(of: value) == AnyHashable.self, let hashable = value as? AnyHashable {
-      // NB: A path compares a value in an `AnyHashable` as the value itself.
-      try self.encode(hashable.base)
       return
     }
     switch value {
@@ -265,14 +308,6 @@ private struct CanonicalKeyEncoder {
       throw self.error(type, "has a custom mirror, which may leave out what makes it unique")
     }
     switch mirror.displayStyle {
-    case .optional:
-      if let wrapped = mirror.children.first?.value {
-        // NB: A path compares an optional as its wrapped value.
-        try self.encode(wrapped)
-      } else {
-        self.output += "z"
-        try self.encodeTypeName(type)
-      }
     case .collection:
       try self.requireStandardLibraryType(type, "Swift.Array<")
       try self.encodeElements(mirror.children.map(\.value), open: "[", close: "]")
@@ -354,5 +389,19 @@ private struct CanonicalKeyEncoder {
 
   func error(_ typeName: String, _ reason: String) -> PersistentKeyError {
     PersistentKeyError(path: self.path.description, typeName: typeName, reason: reason)
+  }
+}
+
+// MARK: - Optionals
+
+/// An optional of any type, seen without its type.
+private protocol OptionalValue {
+  /// The wrapped value, or `nil`.
+  var wrappedValue: Any? { get }
+}
+
+extension Optional: OptionalValue {
+  fileprivate var wrappedValue: Any? {
+    self.map { $0 as Any }
   }
 }

@@ -45,7 +45,7 @@ import OperationSynchronization
 /// in JSON), a failed write (a full disk, a lock held past the busy timeout) and a path without
 /// a stable key go to `onProblem`, which reports an issue by default, and a value that is not
 /// written is counted by its store's instruments (`operation_persistence_write_failures_total`
-/// with ``OperationMetrics``). The stores keep their values in memory either way.
+/// with `OperationMetrics`). The stores keep their values in memory either way.
 public final class PersistentQueryCache: Sendable {
   /// The most entries and bytes (of encoded values) the cache keeps; `nil` for no bound.
   public struct Bounds: Hashable, Sendable {
@@ -135,9 +135,11 @@ public final class PersistentQueryCache: Sendable {
   /// entries written with keys of another format are removed when the cache opens, never read.
   let storedVersion: String
 
-  /// The format of the keys: `2` since keys are canonical encodings (``key(for:operationType:)``);
-  /// entries of the first format, keyed by the path's description, are discarded.
-  static let keyFormat = "keys-2"
+  /// The format of the keys, so that entries of an older format are discarded: `2` since keys are
+  /// canonical encodings (``key(for:operationType:)``), where the first format used the path's
+  /// description; `3` since an optional other than a number is told from its wrapped value, as a
+  /// path tells them apart (format 2 gave `Optional("a")` the key of `"a"`).
+  static let keyFormat = "keys-3"
 
   private let clock: any OperationClock & Sendable
   private let delayer: any OperationDelayer & Sendable
@@ -180,9 +182,9 @@ public final class PersistentQueryCache: Sendable {
   ///   - writeDelay: How long saved values are gathered before one transaction writes them.
   ///   - onProblem: Told of entries that cannot be decoded, values that cannot be encoded,
   ///     writes that fail and paths without a stable key. By default each problem is reported
-  ///     as an issue (``reportProblem(_:)``): a test failure under a test runner, a runtime
+  ///     as an issue (``reportProblem``): a test failure under a test runner, a runtime
   ///     warning otherwise. Whatever the handler, a value that is not written is also counted
-  ///     by its store's instruments (``OperationInstrumentEvent/persistenceWriteFailed``).
+  ///     by its store's instruments (`OperationInstrumentEvent.persistenceWriteFailed`).
   /// - Throws: The storage's error when the old entries cannot be removed.
   public init(
     storage: any OperationPersistenceStorage,

@@ -72,8 +72,8 @@ import Testing
 
   @Test func `A Snapshot Round Trips Through JSON And Can Be Filtered By Path`() async throws {
     let client = self.client()
-    client.store(for: SteppedQuery(path: ["feed", 1]))
-    client.store(for: SteppedQuery(path: ["profile"]))
+    _ = client.store(for: SteppedQuery(path: ["feed", 1]))
+    _ = client.store(for: SteppedQuery(path: ["profile"]))
     let snapshot = client.snapshot(matching: ["feed"])
     #expect(snapshot.stores.count == 1)
     let data = try JSONEncoder().encode(snapshot)

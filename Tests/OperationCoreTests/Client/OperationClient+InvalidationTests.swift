@@ -91,7 +91,7 @@ import Testing
   @Test func `Failed Reruns Are Reported By Path`() async {
     let client = OperationClient()
     let query = SteppedQuery(path: ["feed"])
-    client.store(for: query)
+    _ = client.store(for: query)
     let invalidation = Task { await client.invalidate(rerun: .all) }
     await query.steps.waitUntilStarted(0)
     query.steps.release(0, with: .failure(TestError()))

@@ -135,6 +135,26 @@ import Testing
     #expect(lines.values == ["outer in", "inner in", "inner out", "outer out"])
   }
 
+  @Test func `A Run's Duration Is Read From The Context's Clock`() async {
+    #expect(await self.durations(ofARunThatMovesTheClockBy: 2.5) == [.seconds(2.5)])
+  }
+
+  @Test func `A Clock That Steps Back During A Run Gives It A Zero Duration`() async {
+    #expect(await self.durations(ofARunThatMovesTheClockBy: -1) == [.zero])
+  }
+
+  /// The durations an instrument hears for a run that moves the context's clock by `seconds`.
+  private func durations(ofARunThatMovesTheClockBy seconds: TimeInterval) async -> [Duration] {
+    let clock = ManualOperationClock()
+    let instrument = DurationInstrument()
+    var context = OperationContext()
+    context.operationInstruments = [instrument]
+    context.operationClock = clock
+    let client = OperationClient(defaultContext: context)
+    await client.store(for: ClockAdvancingQuery(clock: clock, seconds: seconds)).fetch()
+    return instrument.durations.values
+  }
+
   @Test func `The Modifier Instruments One Operation`() async throws {
     let instrument = RecordingInstrument()
     let client = OperationClient()
@@ -200,6 +220,50 @@ private final class RecordingInstrument: OperationInstrument {
       case .page(let id): self.lines.record("end page \(id) \(outcome.name)")
       }
     }
+  }
+}
+
+/// Records the duration of each run.
+private final class DurationInstrument: OperationInstrument {
+  let durations = ValueRecorder<Duration>()
+
+  func started(_ work: OperationWork) -> (any OperationWorkObservation)? {
+    guard case .run = work.kind else { return nil }
+    return Observation(durations: self.durations)
+  }
+
+  func record(_ event: OperationInstrumentEvent, in run: OperationRunInfo) {}
+
+  private struct Observation: OperationWorkObservation {
+    let durations: ValueRecorder<Duration>
+
+    func ended(_ outcome: OperationRunOutcome, duration: Duration) {
+      self.durations.record(duration)
+    }
+  }
+}
+
+/// A query that moves a manual clock while it runs, as slow work moves real time.
+private struct ClockAdvancingQuery: QueryRequest, Hashable {
+  let clock: ManualOperationClock
+  let seconds: TimeInterval
+
+  static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.clock === rhs.clock && lhs.seconds == rhs.seconds
+  }
+
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(ObjectIdentifier(self.clock))
+    hasher.combine(self.seconds)
+  }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, Never>
+  ) async -> Int {
+    self.clock.advance(by: self.seconds)
+    return 1
   }
 }
 

@@ -3,7 +3,7 @@ import OperationSynchronization
 #if os(Linux)
   import Foundation
   import Operation
-  import OperationCore
+  @_spi(Warnings) import OperationCore
   import OperationTestSupport
   import Testing
 
@@ -161,6 +161,12 @@ import OperationSynchronization
       withKnownIssue {
         let source = LinuxMemoryPressureSource(filePaths: [], interval: .zero)
         #expect(source.interval == .seconds(5))
+      } matching: { issue in
+        issue.comments.contains(
+          Comment(
+            rawValue: OperationWarning.memoryPressurePollingIntervalNotPositive(.zero).message
+          )
+        )
       }
     }
 

@@ -1,5 +1,5 @@
 import IssueReporting
-import OperationCore
+@_spi(Warnings) import OperationCore
 import OperationTestSupport
 import Testing
 
@@ -161,6 +161,10 @@ import Testing
     var operation: ModifiedOperation<PollingQuery, _RepeatingModifier<PollingQuery>>?
     withKnownIssue {
       operation = query.repeating(every: .seconds(1), maxCount: 0) { _ in true }
+    } matching: { issue in
+      issue.comments.contains(
+        Comment(rawValue: OperationWarning.pollingMaxCountNotPositive(0).message)
+      )
     }
     let runner = OperationRunner(operation: try #require(operation).delayer(.noDelay))
     #expect(try await runner.run() == 1)

@@ -87,6 +87,10 @@ import Testing
       let store = OperationStore.detached(mutation: EnumFailureMutation())
       await withKnownIssue {
         _ = try? await store.retryLatest()
+      } matching: { issue in
+        issue.comments.contains(
+          Comment(rawValue: OperationWarning.mutationWithNoArgumentsOrHistory.message)
+        )
       }
     }
   }

@@ -287,6 +287,10 @@ import Testing
       await #expect(throws: MutationArgumentsMissingError()) {
         try await store.retryLatest()
       }
+    } matching: { issue in
+      issue.comments.contains(
+        Comment(rawValue: OperationWarning.mutationWithNoArgumentsOrHistory.message)
+      )
     }
     #expect(store.history.isEmpty)
   }

@@ -1,6 +1,7 @@
 import Foundation
 import OperationCore
 import OperationTestSupport
+import OperationURLConnectionObserver
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -208,6 +208,32 @@ import Testing
     }
   }
 
+  @Test func `Optional Elements Compare And Hash Like AnyHashable`() {
+    // NB: `AnyHashable` looks through an optional number (`Optional(1)` equals `1`), and through
+    // arrays of them, but not through any other optional (`Optional("a")` is not `"a"`); a path
+    // agrees, in its elements' equality and in the hashes it keeps.
+    let values: [any Hashable & Sendable] = [
+      1, Int?.some(1), Int8?.some(1), Int??.some(1), Int?.none, Int8?.none, Int??.some(nil),
+      "a", String?.some("a"), String?.none, [1], [Int?.some(1)], ["a"], [String?.some("a")],
+    ]
+    for lhs in values {
+      for rhs in values {
+        let expected = AnyHashable(lhs) == AnyHashable(rhs)
+        #expect(
+          (OperationPath.Element(lhs) == OperationPath.Element(rhs)) == expected,
+          "\(lhs) and \(rhs)"
+        )
+        #expect((OperationPath(["p", lhs]) == OperationPath(["p", rhs])) == expected)
+        if expected {
+          #expect(OperationPath.Element(lhs).hashValue == OperationPath.Element(rhs).hashValue)
+          #expect(OperationPath(["p", lhs]).hashValue == OperationPath(["p", rhs]).hashValue)
+        }
+      }
+    }
+    #expect(OperationPath([Int?.some(1)]) == [1])
+    #expect(OperationPath([String?.some("a")]) != ["a"])
+  }
+
   @Test func `Editing A Path Keeps Its Hash In Step With Its Elements`() {
     var path: OperationPath = ["user", 1, "posts"]
     path[1] = OperationPath.Element(2)

@@ -1,6 +1,6 @@
 import Operation
-import OperationCore
-import OperationGraph
+@_spi(Warnings) import OperationCore
+@_spi(Warnings) import OperationGraph
 import OperationGraphTestFixtures
 import OperationSynchronization
 import OperationTestSupport
@@ -301,6 +301,8 @@ import Testing
     withKnownIssue {
       let graph = WorkGraph(maxConcurrentNodes: 0)
       #expect(graph.maxConcurrentNodes == 1)
+    } matching: { issue in
+      issue.comments.contains(Comment(rawValue: OperationWarning.graphConcurrencyLimit(0).message))
     }
   }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Operation
+import OperationCore
 import OperationPersistence
+import OperationSynchronization
 import OperationTestSupport
 import Testing
 
@@ -181,6 +183,45 @@ import Testing
     #expect(try cache.statistics().entryCount == 1)
   }
 
+  @Test func `The Cache's Clock Is Never Read Under A Library Lock`() async throws {
+    let clock = LockCheckingClock(base: self.clock)
+    let cache = try PersistentQueryCache(
+      storage: self.database.open(),
+      maxAge: nil,
+      clock: clock,
+      delayer: ManualDelayer()
+    )
+    let client = self.client()
+    let store = client.store(for: Feed(value: ["fetched"]).persisted(in: cache))
+    try await store.fetch()
+    store.currentValue = ["set"]
+    // NB: The closures of `withExclusiveAccess` and `withStores` are the caller's own code under
+    // the lock; what they do to a persisted store must still not run the cache's clock there.
+    store.withExclusiveAccess { $0.currentValue = ["set under the store's lock"] }
+    await cache.flush()
+    #expect(clock.readings.count >= 3)
+    #expect(clock.readings.allSatisfy { !$0 }, "saving")
+    let savingReadings = clock.readings.count
+    let loaded = client.withStores(matching: Feed.path) { _, createStore in
+      createStore(for: Feed(value: []).persisted(in: cache))
+    }
+    // NB: A store created under the client's lock loads its value right after the release.
+    #expect(loaded.currentValue == ["set under the store's lock"])
+    let changed = client.withStores(matching: Feed.path) { _, createStore in
+      let store = createStore(for: Feed(value: []).persisted(in: cache))
+      store.currentValue = ["set under the client's lock"]
+      return store
+    }
+    #expect(changed.currentValue == ["set under the client's lock"])
+    await cache.flush()
+    #expect(clock.readings.count >= savingReadings + 2)
+    #expect(clock.readings.allSatisfy { !$0 }, "loading and saving in the client's lock")
+    let next = client.withStores(matching: Feed.path) { _, createStore in
+      createStore(for: Feed(value: []).persisted(in: cache))
+    }
+    #expect(next.currentValue == ["set under the client's lock"])
+  }
+
   @Test func `The Default Problem Handler Reports An Issue`() async throws {
     let cache = try PersistentQueryCache(
       storage: self.database.open(),
@@ -198,6 +239,24 @@ import Testing
   }
 }
 
+/// A clock that records, at each reading, whether the thread holds a library lock.
+private final class LockCheckingClock: OperationClock, Sendable {
+  let base: ManualOperationClock
+  private let recorded = Recorder<Bool>()
+
+  init(base: ManualOperationClock) {
+    self.base = base
+  }
+
+  /// For each reading, whether a library lock was held.
+  var readings: [Bool] { self.recorded.values }
+
+  func now() -> Date {
+    self.recorded.record(LibraryLocks.areHeldByCurrentThread)
+    return self.base.now()
+  }
+}
+
 /// Records the instrument events of stores.
 private final class EventRecorder: OperationInstrument {
   private let recorded = Recorder<String>()
@@ -211,7 +270,9 @@ private final class EventRecorder: OperationInstrument {
   }
 }
 
-private struct Ratio: QueryRequest, Hashable {
+// NB: The operations are internal, not private: the cache refuses to key a private type, whose
+// runtime name changes from one process to the next.
+struct Ratio: QueryRequest, Hashable {
   var path: OperationPath { ["ratio"] }
 
   func fetch(
@@ -224,12 +285,12 @@ private struct Ratio: QueryRequest, Hashable {
 }
 
 /// A path element with no stable encoding: an instance of a class.
-private final class Reference: Hashable, Sendable {
+final class Reference: Hashable, Sendable {
   static func == (lhs: Reference, rhs: Reference) -> Bool { lhs === rhs }
   func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
-private struct ByReference: QueryRequest {
+struct ByReference: QueryRequest {
   let reference: Reference
 
   var path: OperationPath { [self.reference] }
@@ -243,7 +304,7 @@ private struct ByReference: QueryRequest {
   }
 }
 
-private struct Feed: QueryRequest, Hashable {
+struct Feed: QueryRequest, Hashable {
   static let path: OperationPath = ["feed"]
   let value: [String]
 
@@ -258,7 +319,7 @@ private struct Feed: QueryRequest, Hashable {
   }
 }
 
-private struct GatedFeed: QueryRequest {
+struct GatedFeed: QueryRequest {
   let gate = Gate()
   let started = Gate()
 
@@ -276,7 +337,7 @@ private struct GatedFeed: QueryRequest {
 }
 
 /// A query whose value is not `Codable`.
-private struct Opaque: QueryRequest, Hashable {
+struct Opaque: QueryRequest, Hashable {
   struct Value: Sendable {}
 
   func fetch(

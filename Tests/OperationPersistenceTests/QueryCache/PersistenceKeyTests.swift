@@ -93,6 +93,61 @@ import Testing
     #expect(probe.finish() == 0)
   }
 
+  @Test func `Private And Local Types Are Refused In Every Process`() throws {
+    let probe = try ProbeProcess(["unstable-keys"])
+    let lines = ProbePaths.unstable.map { path, operationType -> String in
+      do throws(PersistentKeyError) {
+        return try PersistentQueryCache.key(for: path, operationType: operationType)
+      } catch {
+        return "refused: \(error.typeName)"
+      }
+    }
+    // NB: A private type's runtime name holds the address of its scope, which moves with every
+    // launch, so a key made from it would never be found by the next process.
+    #expect(probe.readAllLines() == lines)
+    #expect(probe.finish() == 0)
+    #expect(lines.allSatisfy { $0.hasPrefix("refused: ") })
+    #expect(lines.allSatisfy { !$0.contains("$") })
+  }
+
+  @Test func `An Error For A Private Type Names It Without Its Address`() {
+    #expect {
+      try PersistentQueryCache.key(for: [PrivateQuery(id: 1)], operationType: Post.self)
+    } throws: { error in
+      guard let error = error as? PersistentKeyError else { return false }
+      return error.typeName.hasSuffix(".(private or local scope).PrivateQuery")
+        && error.description.contains("is private, fileprivate or declared in a function")
+    }
+  }
+
+  // MARK: - Optionals
+
+  @Test func `An Optional Number Shares The Number's Key, As In A Path`() throws {
+    #expect(OperationPath([Int?.some(1)]) == OperationPath([1]))
+    #expect(
+      try PersistentQueryCache.key(for: [Int?.some(1)], operationType: Post.self)
+        == PersistentQueryCache.key(for: [1], operationType: Post.self)
+    )
+    #expect(OperationPath([[Int?.some(1)]]) == OperationPath([[1]]))
+    #expect(
+      try PersistentQueryCache.key(for: [[Int?.some(1)]], operationType: Post.self)
+        == PersistentQueryCache.key(for: [[1]], operationType: Post.self)
+    )
+  }
+
+  @Test func `An Optional String Has Another Key Than The String, As In A Path`() throws {
+    #expect(OperationPath([String?.some("a")]) != OperationPath(["a"]))
+    #expect(
+      try PersistentQueryCache.key(for: [String?.some("a")], operationType: Post.self)
+        != PersistentQueryCache.key(for: ["a"], operationType: Post.self)
+    )
+    #expect(OperationPath([[String?.some("a")]]) != OperationPath([["a"]]))
+    #expect(
+      try PersistentQueryCache.key(for: [[String?.some("a")]], operationType: Post.self)
+        != PersistentQueryCache.key(for: [["a"]], operationType: Post.self)
+    )
+  }
+
   // MARK: - Generated paths
 
   @Test func `Generated Paths Have Equal Keys If And Only If They And Their Types Are Equal`()
@@ -149,11 +204,8 @@ private enum PathElementGenerator {
     case 6:
       return Date(timeIntervalSinceReferenceDate: [1_000, 1_000.25, 1_000.5][small % 3])
     case 7: return small % 2 == 0
-    // NB: Only `nil` optionals: a path compares `Optional("a")` and `"a"` as unequal by their
-    // hashes, though `AnyHashable` calls them equal, so neither encoding of `.some` can agree
-    // with every pair of paths (see issue 25's closing note).
-    case 8: return Int?.none
-    case 9: return String?.none
+    case 8: return small % 2 == 0 ? Int?.some(small) : Int?.none
+    case 9: return small % 2 == 0 ? String?.none : String?.some("a")
     case 10: return random.next(below: 2) == 0 ? PostAPI.Query(id: small) : UserAPI.Query(id: small)
     case 11: return small % 2 == 0 ? Tab.feed : Tab.profile(id: small)
     case 12:
@@ -177,7 +229,7 @@ private enum PathElementGenerator {
 /// An array of any elements, as a path element.
 // NB: `@unchecked Sendable` is safe because every element the generator makes is a `Sendable`
 // value; `[AnyHashable]` only lost that fact.
-private struct Nested: Hashable, @unchecked Sendable {
+struct Nested: Hashable, @unchecked Sendable {
   let elements: [AnyHashable]
 }
 
@@ -200,22 +252,24 @@ private struct SplitMix {
 
 // MARK: - Fixtures
 
-private enum Post {}
-private enum User {}
+// NB: The types that keys name are internal, not private: the cache refuses to key a private
+// type, whose runtime name changes from one process to the next.
+enum Post {}
+enum User {}
 
-private enum PostAPI {
+enum PostAPI {
   struct Query: Hashable, Sendable {
     let id: Int
   }
 }
 
-private enum UserAPI {
+enum UserAPI {
   struct Query: Hashable, Sendable {
     let id: Int
   }
 }
 
-private enum Tab: Hashable, Sendable {
+enum Tab: Hashable, Sendable {
   case feed
   case profile(id: Int)
 }
@@ -230,7 +284,12 @@ private struct Mirrored: Hashable, Sendable, CustomReflectable {
   var customMirror: Mirror { Mirror(self, children: []) }
 }
 
-private final class Keyed: Hashable, Sendable, PersistentKeyRepresentable {
+/// A path element of a private type, which the cache refuses to key.
+private struct PrivateQuery: Hashable, Sendable {
+  let id: Int
+}
+
+final class Keyed: Hashable, Sendable, PersistentKeyRepresentable {
   let id: Int
   init(id: Int) { self.id = id }
   var persistentKey: String { "\(self.id)" }

@@ -94,7 +94,7 @@ import Testing
       [
         PersistedQueryEntry(
           key: "corrupt",
-          version: "keys-2/1",
+          version: "keys-3/1",
           value: Data("{not json".utf8),
           valueUpdatedAt: self.clock.now(),
           lastAccessedAt: self.clock.now()

@@ -1,8 +1,8 @@
 import Foundation
-import OperationCore
-import OperationGraph
+@_spi(Warnings) import OperationCore
+@_spi(Warnings) import OperationGraph
 import OperationGraphTestFixtures
-import OperationQueueCompat
+@_spi(Warnings) import OperationQueueCompat
 import OperationSynchronization
 import OperationTestSupport
 import Testing
@@ -145,8 +145,19 @@ import Testing
   @Test func `a condition added after the start is reported and ignored`() {
     let operation = TestOperation()
     operation.start()
+    let description = operation.description
+    let condition = BlockCondition { false }
     withKnownIssue {
-      operation.addCondition(BlockCondition { false })
+      operation.addCondition(condition)
+    } matching: { issue in
+      issue.comments.contains(
+        Comment(
+          rawValue: OperationWarning.concurrentOperationConditionAfterStart(
+            condition.name,
+            description
+          ).message
+        )
+      )
     }
     #expect(operation.conditions.isEmpty)
   }

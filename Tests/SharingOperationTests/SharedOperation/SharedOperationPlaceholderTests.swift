@@ -245,7 +245,9 @@ import Testing
     $value.withLock { $0 = 5 }
     let store = OperationStore.detached(query: TestQuery(id: 1), initialValue: nil)
 
-    await confirmation { changed in
+    // NB: The test pins that the re-pointing is observed. How many times Observation calls
+    // `onChange` for it is Observation's business: some full runs saw two calls.
+    await confirmation(expectedCount: 1...) { changed in
       withObservationTracking {
         member.read($value)
       } onChange: {

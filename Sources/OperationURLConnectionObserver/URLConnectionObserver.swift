@@ -1,5 +1,9 @@
+// NB: This observer is a module of its own because `URLSession` lives in FoundationNetworking on
+// Linux, which brings libcurl: in `OperationCore` it made every program that links the core link
+// them too. `Operation` re-exports this module, so `import Operation` still sees the observer.
 #if !os(WASI)
   public import Foundation
+  public import OperationCore
 
   #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -11,11 +15,11 @@
   ///
   /// ``start()`` pings at once and then once every interval of the clock you pass, so tests can
   /// drive the pings with their own clock. Each ping sets the status:
-  /// - a response, whatever its status code, gives ``NetworkConnectionStatus/connected``;
+  /// - a response, whatever its status code, gives `NetworkConnectionStatus.connected`;
   /// - a `URLError` whose code says the device is offline (`notConnectedToInternet`,
   ///   `networkConnectionLost`, `timedOut`, `internationalRoamingOff`, `callIsActive`,
-  ///   `dataNotAllowed`) gives ``NetworkConnectionStatus/disconnected``;
-  /// - any other error also gives ``NetworkConnectionStatus/connected``, since the network
+  ///   `dataNotAllowed`) gives `NetworkConnectionStatus.disconnected`;
+  /// - any other error also gives `NetworkConnectionStatus.connected`, since the network
   ///   answered in some way;
   /// - a cancelled ping, including one in flight during ``stop()``, changes nothing.
   ///
@@ -25,13 +29,15 @@
   /// ```
   ///
   /// Observation contract:
-  /// - The status is ``NetworkConnectionStatus/connected`` until a ping says otherwise.
+  /// - The status is `NetworkConnectionStatus.connected` until a ping says otherwise.
   /// - ``subscribe(with:)`` calls the handler at once with the current status, and starts the
   ///   observer if it is not running.
   /// - Later, handlers are called only when the status changes, on the task that pings.
   ///
   /// > Note: On Linux, `LinuxNetworkObserver` reads the interfaces without any network traffic
   /// > and is the platform default; this observer tells whether a server is actually reachable.
+  /// > It is in the `OperationURLConnectionObserver` module (re-exported by `Operation`), so that
+  /// > only the programs that use it link FoundationNetworking.
   public final class URLConnectionObserver: NetworkObserver, Sendable {
     private let core: PollingNetworkObserverCore
 
@@ -64,7 +70,7 @@
       self.core.isRunning
     }
 
-    /// The status of the latest ping, or ``NetworkConnectionStatus/connected`` before the first.
+    /// The status of the latest ping, or `NetworkConnectionStatus.connected` before the first.
     public var currentStatus: NetworkConnectionStatus {
       self.core.currentStatus
     }
