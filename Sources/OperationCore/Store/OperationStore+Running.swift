@@ -170,11 +170,7 @@ extension OperationStore {
     // NB: A run's effects end before its result is recorded, so that a mutation stays loading
     // while, for example, the stores it invalidates run again. Most runs have none, and their
     // result is recorded under the lock that finds none.
-    let effectEnds = self.lock.withLock { storage -> [RunEffects.End]? in
-      if storage.runs.hasEffects {
-        let ends = storage.runs.takeEffectEnds(ofRun: sequence)
-        if !ends.isEmpty { return ends }
-      }
+    func record(in storage: inout Storage) {
       self.recordReturn(
         result,
         ofRun: sequence,
@@ -183,20 +179,18 @@ extension OperationStore {
         handler: handler,
         in: &storage
       )
+    }
+    let effectEnds = self.lock.withLock { storage -> [RunEffects.End]? in
+      if storage.runs.hasEffects {
+        let ends = storage.runs.takeEffectEnds(ofRun: sequence)
+        if !ends.isEmpty { return ends }
+      }
+      record(in: &storage)
       return nil
     }
     if let effectEnds {
       await RunEffects.end(effectEnds, with: result.map { $0 as any Sendable }.mapError { $0 })
-      self.lock.withLock { storage in
-        self.recordReturn(
-          result,
-          ofRun: sequence,
-          task: task,
-          context: finalContext,
-          handler: handler,
-          in: &storage
-        )
-      }
+      self.lock.withLock { record(in: &$0) }
     }
     return try result.get()
   }
