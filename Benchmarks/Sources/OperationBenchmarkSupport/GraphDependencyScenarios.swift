@@ -1,4 +1,4 @@
-public import OperationGraph
+import OperationGraph
 
 /// What adding and running one node with many dependencies measured (issue 25).
 public struct GraphDependencyFigures: Sendable {
