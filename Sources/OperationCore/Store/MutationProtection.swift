@@ -18,6 +18,9 @@ package struct MutationProtection<Value: Sendable>: Sendable {
   /// snapshot is not shown.
   package private(set) var version = 0
 
+  /// Creates a protection with no changes in flight.
+  package init() {}
+
   /// Whether optimistic changes are in flight.
   package var hasChanges: Bool { self.base != nil }
 
