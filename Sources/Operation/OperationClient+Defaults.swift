@@ -19,6 +19,46 @@ extension OperationClient {
     )
   }
 
+  /// Creates a client tuned for an app or a server, with the default store creator.
+  ///
+  /// ```swift
+  /// // A service: bounded stores, collection by age, no reruns on reconnection.
+  /// let client = OperationClient(profile: .server)
+  /// ```
+  ///
+  /// The profile writes its entries on `defaultContext` (see ``OperationClient/Profile``), gives
+  /// the client a ``OperationClient/DefaultStoreCache`` with the profile's limits (on the
+  /// context's ``OperationContext/operationClock`` and ``OperationContext/collectionDelayer``),
+  /// and, when the
+  /// profile does not rerun on reconnection, a default store creator without network or activity
+  /// observers. Under a test runner the store creator is
+  /// ``OperationClient/StoreCreator/defaultTesting``, as with ``init(defaultContext:storeCache:)``.
+  ///
+  /// - Parameters:
+  ///   - profile: What the client is tuned for.
+  ///   - defaultContext: The context that new stores start from.
+  public convenience init(
+    profile: Profile,
+    defaultContext: OperationContext = OperationContext()
+  ) {
+    var context = defaultContext
+    profile.apply(to: &context)
+    let storeCreator: DefaultStoreCreator =
+      isTesting
+      ? .defaultTesting
+      : profile.rerunsOnReconnection
+        ? .default() : .default(networkObserver: nil, activityObserver: nil)
+    self.init(
+      defaultContext: context,
+      storeCache: DefaultStoreCache(
+        limits: profile.storeLimits,
+        clock: context.operationClock,
+        delayer: context.collectionDelayer
+      ),
+      storeCreator: storeCreator
+    )
+  }
+
   /// The network observer that default store creators rerun operations with on reconnection.
   ///
   /// `NWPathMonitorObserver` on Apple platforms, `LinuxNetworkObserver` (the kernel's view of

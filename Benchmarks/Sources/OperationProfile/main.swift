@@ -20,8 +20,15 @@ let usage = """
              write-unbounded, fetch-persisted, fetch-persisted-delay, flush-persisted,
              persisted-overhead, fetch-controlled, fetch-subscribed, fetch-flag, fetch-metrics,
              fetch-metrics-noop, fetch-traced, fetch-traced-memory, fetch-metrics-traced,
-             fetch-instrument-nil, fetch-instrument-empty, cancel-callers, all
+             fetch-instrument-nil, fetch-instrument-empty, cancel-callers, bounded-server,
+             bounded-app, all
   """
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: " ", count: max(0, width - self.count)) + self
+  }
+}
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let scenario = arguments.first else {
@@ -96,6 +103,26 @@ func run(_ scenario: String) async throws {
         + "\(format(figures.nanosecondsPerCaller)) ns per caller, body ran \(figures.bodyRuns) "
         + "time(s), cancelled \(figures.cancelledBodies)"
     )
+  case "bounded-server", "bounded-app":
+    // NB: Issue 27: the count is the number of distinct keys (1,000,000 in the README).
+    let isServer = scenario == "bounded-server"
+    let keys = count ?? 1_000_000
+    let figures = try await boundedClientMemory(
+      maxStoreCount: isServer ? 10_000 : nil,
+      keyCount: keys
+    )
+    print("(26) \(keys) distinct keys through one \(isServer ? "server" : "app") client")
+    print("    keys      stores   resident MiB   heap MiB")
+    for point in figures.points {
+      let columns = [
+        "\(point.keys)".leftPadded(to: 8),
+        "\(point.stores)".leftPadded(to: 10),
+        format(Double(point.residentBytes) / 1_048_576).leftPadded(to: 14),
+        format(Double(point.heapBytes) / 1_048_576).leftPadded(to: 10),
+      ]
+      print("  " + columns.joined(separator: " "))
+    }
+    print("    most stores held at any check: \(figures.mostStores)")
   case "stores":
     let figures = storeCreation(count: count ?? 100_000)
     print(

@@ -124,6 +124,7 @@ extension OperationClient {
     // `Operation` has the state `Operation.State`.
     let existing = self.storeCache.withStores { $0[path] }
     if let existing, let store = existing.store(madeFor: Operation.self) {
+      self.storeCache.storeWasUsed(existing)
       return store
     }
     // NB: The creator, and with it the operation's `setup` and the store's controllers, is the
@@ -147,7 +148,7 @@ extension OperationClient {
     }
     store.recordLookupOperationType(Operation.self)
     let opaque = OpaqueOperationStore(erasing: store)
-    return self.lock.withLock { storage in
+    let winner = self.lock.withLock { storage in
       let winner = self.storeCache.withStores { stores -> OpaqueOperationStore? in
         if let winner = stores[path] {
           return winner
@@ -155,24 +156,27 @@ extension OperationClient {
         stores.update(opaque)
         return nil
       }
-      guard let winner else {
+      if winner == nil {
         self.notify(storage, added: [opaque], removed: [])
         store.scheduleCollection()
-        return store
       }
-      if let cached = winner.store(madeFor: Operation.self) {
-        return cached
-      }
-      self.reportDuplicatePath(
-        winner,
-        requested: Operation.self,
-        fileID: fileID,
-        filePath: filePath,
-        line: line,
-        column: column
-      )
-      return store
+      return winner
     }
+    // NB: With no lock held, since a cache with limits may evict other stores here.
+    self.storeCache.storeWasUsed(winner ?? opaque)
+    guard let winner else { return store }
+    if let cached = winner.store(madeFor: Operation.self) {
+      return cached
+    }
+    self.reportDuplicatePath(
+      winner,
+      requested: Operation.self,
+      fileID: fileID,
+      filePath: filePath,
+      line: line,
+      column: column
+    )
+    return store
   }
 
   private func reportDuplicatePath(
@@ -357,6 +361,9 @@ extension OperationClient {
         }
       }
       self.notify(storage, added: added, removed: removed)
+    }
+    for store in added {
+      self.storeCache.storeWasUsed(store)
     }
   }
 }

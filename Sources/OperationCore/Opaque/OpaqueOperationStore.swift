@@ -106,6 +106,25 @@ public final class OpaqueOperationStore: Sendable {
     try self.erased.withErasedLock { () throws -> T in try body(self) }
   }
 
+  /// Whether this and `other` erase the same store.
+  package func isSame(as other: OpaqueOperationStore) -> Bool {
+    self.erased === other.erased
+  }
+
+  /// Evicts the store for a cache that bounds its stores, if it has no subscriber and no run in
+  /// flight; see ``OperationStore/evictIfUnobserved(removingFromCache:)``.
+  package func evictIfUnobserved(removingFromCache removeFromCache: () -> Bool) -> Bool {
+    self.erased.evictIfUnobserved(removingFromCache: removeFromCache)
+  }
+
+  /// Calls `handler` with the current value each time the store records a value; see
+  /// ``OperationStore/observeRecordedValues(_:)``.
+  package func observeRecordedValues(
+    _ handler: @escaping @Sendable (any Sendable) -> Void
+  ) -> OperationSubscription {
+    self.erased.erasedObserveRecordedValues(handler)
+  }
+
   /// The current value, erased.
   public var currentValue: any Sendable {
     get { self.erased.erasedState.currentValue }
@@ -294,6 +313,10 @@ private protocol ErasedStore: AnyObject, Sendable {
     -> any Sendable
   func erasedRunTask(using context: OperationContext?) -> OperationTask<any Sendable, any Error>
   func erasedSubscribe(with handler: OpaqueOperationEventHandler) -> OperationSubscription
+  func evictIfUnobserved(removingFromCache removeFromCache: () -> Bool) -> Bool
+  func erasedObserveRecordedValues(
+    _ handler: @escaping @Sendable (any Sendable) -> Void
+  ) -> OperationSubscription
 }
 
 extension OperationStore: ErasedStore {
@@ -349,5 +372,11 @@ extension OperationStore: ErasedStore {
     -> OperationSubscription
   {
     self.subscribe(with: handler.casted(to: State.self))
+  }
+
+  fileprivate func erasedObserveRecordedValues(
+    _ handler: @escaping @Sendable (any Sendable) -> Void
+  ) -> OperationSubscription {
+    self.observeRecordedValues { state in handler(state.currentValue) }
   }
 }

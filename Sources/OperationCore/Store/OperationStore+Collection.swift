@@ -164,6 +164,24 @@ extension OperationStore {
 }
 
 extension OperationStore {
+  /// Evicts the store for a cache that bounds its stores, if it has no subscriber and no run in
+  /// flight: `removeFromCache` removes it (under the store's lock, so that no subscriber or run
+  /// arrives meanwhile), and the store then counts as collected and stops its collection timer.
+  ///
+  /// - Parameter removeFromCache: Removes the store from the cache, taking only the cache's lock,
+  ///   and says whether it did.
+  /// - Returns: Whether the store was evicted.
+  package func evictIfUnobserved(removingFromCache removeFromCache: () -> Bool) -> Bool {
+    let (isEvicted, timer) = self.lock.withLock { storage in
+      storage.runs.evict(removingFromCache: removeFromCache)
+    }
+    timer?.cancel()
+    if isEvicted {
+      self.recordInstrumentEvent(.evicted)
+    }
+    return isEvicted
+  }
+
   /// Starts the collection timer if the store is unobserved; see
   /// ``OperationContext/collectionDelay``.
   func scheduleCollection() {
@@ -201,7 +219,7 @@ extension OperationClient {
 
   /// Takes back a collected store that gained a subscriber, unless another store took its path.
   func readmit(_ store: OpaqueOperationStore) {
-    self.lock.withLock { storage in
+    let isReadmitted = self.lock.withLock { storage in
       let isReadmitted = self.storeCache.withStores { stores -> Bool in
         guard stores[store.path] == nil else { return false }
         stores.update(store)
@@ -210,6 +228,10 @@ extension OperationClient {
       if isReadmitted {
         self.notify(storage, added: [store], removed: [])
       }
+      return isReadmitted
+    }
+    if isReadmitted {
+      self.storeCache.storeWasUsed(store)
     }
   }
 }

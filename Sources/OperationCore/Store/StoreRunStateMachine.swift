@@ -349,6 +349,20 @@ extension StoreRunStateMachine {
   package mutating func collected() {
     self.isCollected = true
   }
+
+  /// A cache that bounds its stores evicts this store, if it is unobserved: the store counts as
+  /// collected (a subscriber brings it back), and its collection timer stops.
+  ///
+  /// - Parameter removeFromCache: Removes the store from its cache, and says whether it did (it
+  ///   may have left already); called only when the store is unobserved.
+  /// - Returns: Whether the store was evicted, and the collection timer to cancel.
+  package mutating func evict(
+    removingFromCache removeFromCache: () -> Bool
+  ) -> (isEvicted: Bool, cancelsTimer: Timer?) {
+    guard self.isUnobserved, !self.isCollected, removeFromCache() else { return (false, nil) }
+    self.isCollected = true
+    return (true, self.stopCollectionTimer())
+  }
 }
 
 // MARK: - Run effects

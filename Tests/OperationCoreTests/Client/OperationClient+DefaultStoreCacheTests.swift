@@ -147,6 +147,137 @@ import Testing
     #expect(client.store(with: store.path) != nil)
   }
 
+  // MARK: - Limits
+
+  @Test func `Beyond Its Store Limit The Cache Evicts The Least Recently Used Unobserved Store`() {
+    let client = Self.client(limits: OperationClient.StoreLimits(maxStoreCount: 3))
+    let stores = (1...3).map { client.store(for: EvictionQuery(id: $0)) }
+    _ = client.store(for: EvictionQuery(id: 1))
+
+    let fourth = client.store(for: EvictionQuery(id: 4))
+    #expect(Self.ids(in: client) == [1, 3, 4])
+    #expect(stores[1].isCollected)
+    #expect(!stores[0].isCollected && !stores[2].isCollected && !fourth.isCollected)
+
+    _ = client.store(for: EvictionQuery(id: 5))
+    #expect(Self.ids(in: client) == [1, 4, 5])
+    #expect(stores[2].isCollected)
+  }
+
+  @Test func `Observed Stores Are Never Evicted, Even Beyond The Limit`() {
+    let client = Self.client(limits: OperationClient.StoreLimits(maxStoreCount: 2))
+    let observed = (1...2).map {
+      client.store(for: EvictionQuery(id: $0).disableAutomaticRunning())
+    }
+    let subscriptions = observed.map { $0.subscribe(with: OperationEventHandler()) }
+
+    let third = client.store(for: EvictionQuery(id: 3))
+    #expect(Self.ids(in: client) == [1, 2])
+    #expect(third.isCollected)
+
+    subscriptions[0].cancel()
+    _ = client.store(for: EvictionQuery(id: 4))
+    #expect(Self.ids(in: client) == [2, 4])
+    #expect(observed[0].isCollected)
+    subscriptions[1].cancel()
+  }
+
+  @Test func `A Store With A Run In Flight Is Not Evicted`() async throws {
+    let client = Self.client(limits: OperationClient.StoreLimits(maxStoreCount: 1))
+    let started = Gate()
+    let gate = Gate()
+    let held = client.store(for: EvictionGatedQuery(started: started, gate: gate))
+    let run = Task { try await held.fetch() }
+    await started.wait()
+
+    _ = client.store(for: EvictionQuery(id: 2))
+    #expect(client.store(with: held.path) != nil)
+    #expect(Self.ids(in: client) == [])
+
+    gate.open()
+    _ = try await run.value
+    _ = client.store(for: EvictionQuery(id: 3))
+    #expect(client.store(with: held.path) == nil)
+    #expect(Self.ids(in: client) == [3])
+  }
+
+  @Test func `Beyond Its Byte Limit The Cache Evicts By Recency When A Value Grows`() async throws {
+    let client = Self.client(limits: OperationClient.StoreLimits(maxByteCount: 10))
+    let first = client.store(for: TextQuery(text: "abcdef"))
+    let second = client.store(for: TextQuery(text: "ghijkl"))
+    try await first.fetch()
+    #expect(client.stores(matching: []).count == 2)
+
+    try await second.fetch()
+    #expect(client.store(with: first.path) == nil)
+    #expect(client.store(with: second.path) != nil)
+    #expect(first.isCollected)
+  }
+
+  @Test func `The Byte Limit Uses The Estimate The User Gives`() async throws {
+    let limits = OperationClient.StoreLimits(maxByteCount: 1_000) { _ in 600 }
+    let client = Self.client(limits: limits)
+    let first = client.store(for: TextQuery(text: "a"))
+    try await first.fetch()
+    let second = client.store(for: TextQuery(text: "b"))
+    try await second.fetch()
+    #expect(client.store(with: first.path) == nil)
+    #expect(client.store(with: second.path) != nil)
+  }
+
+  @Test func `An Evicted Store Rejoins Its Client When It Gains A Subscriber`() {
+    let client = Self.client(limits: OperationClient.StoreLimits(maxStoreCount: 1))
+    let evicted = client.store(for: EvictionQuery(id: 1).disableAutomaticRunning())
+    _ = client.store(for: EvictionQuery(id: 2))
+    #expect(evicted.isCollected)
+    client.clearStores()
+
+    let subscription = evicted.subscribe(with: OperationEventHandler())
+    #expect(client.store(with: evicted.path) != nil)
+    #expect(!evicted.isCollected)
+    subscription.cancel()
+  }
+
+  @Test func `Evictions By Limit Are Reported To Instruments`() {
+    let instrument = EvictionInstrument()
+    var context = OperationContext()
+    context.operationInstruments = [instrument]
+    let client = OperationClient(
+      defaultContext: context,
+      storeCache: OperationClient.DefaultStoreCache(
+        memoryPressureSource: nil,
+        limits: OperationClient.StoreLimits(maxStoreCount: 1)
+      ),
+      storeCreator: .defaultTesting
+    )
+    let first = client.store(for: EvictionQuery(id: 1))
+    _ = client.store(for: EvictionQuery(id: 2))
+    #expect(instrument.evictedPaths.values == [first.path])
+  }
+
+  @Test func `The Default Byte Estimate Measures Bytes, Text And Optionals`() {
+    let estimate = OperationClient.StoreLimits.defaultEstimatedByteCount(of:)
+    #expect(estimate("héllo") == 6)
+    #expect(estimate([UInt8](repeating: 0, count: 42)) == 42)
+    #expect(estimate(Optional("abc")) == 3)
+    #expect(estimate(String?.none) == 0)
+    #expect(estimate(Sized(estimatedByteCount: 1234)) == 1234)
+    #expect(estimate(Int64(1)) == 8)
+  }
+
+  private static func client(limits: OperationClient.StoreLimits) -> OperationClient {
+    OperationClient(
+      storeCache: OperationClient.DefaultStoreCache(memoryPressureSource: nil, limits: limits),
+      storeCreator: .defaultTesting
+    )
+  }
+
+  private static func ids(in client: OperationClient) -> [Int] {
+    client.stores(matching: [], of: EvictionQuery.State.self)
+      .compactMap { ($0.path.first?.base as? EvictionQuery)?.id }
+      .sorted()
+  }
+
   private static func client(_ source: ManualMemoryPressureSource) -> OperationClient {
     OperationClient(
       storeCache: OperationClient.DefaultStoreCache(memoryPressureSource: source),
@@ -164,5 +295,51 @@ private struct EvictionQuery: QueryRequest, Hashable {
     with continuation: OperationContinuation<Int, any Error>
   ) async throws -> Int {
     self.id
+  }
+}
+
+private struct TextQuery: QueryRequest, Hashable {
+  let text: String
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<String, any Error>
+  ) async throws -> String {
+    self.text
+  }
+}
+
+private struct EvictionGatedQuery: QueryRequest {
+  let started: Gate
+  let gate: Gate
+
+  var path: OperationPath { ["gated"] }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, any Error>
+  ) async throws -> Int {
+    self.started.open()
+    await self.gate.wait()
+    return 0
+  }
+}
+
+private struct Sized: OperationByteCountEstimating, Sendable {
+  let estimatedByteCount: Int
+}
+
+/// Records the paths of the stores evicted.
+private final class EvictionInstrument: OperationInstrument {
+  let evictedPaths = ValueRecorder<OperationPath>()
+
+  func started(_ work: OperationWork) -> (any OperationWorkObservation)? { nil }
+
+  func record(_ event: OperationInstrumentEvent, in run: OperationRunInfo) {
+    if case .evicted = event {
+      self.evictedPaths.record(run.path)
+    }
   }
 }

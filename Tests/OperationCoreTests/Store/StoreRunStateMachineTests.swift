@@ -224,6 +224,38 @@ private typealias Machine = StoreRunStateMachine<Int, Int, Int>
     #expect(!machine.isCollected)
   }
 
+  @Test func `Eviction Takes Only An Unobserved Store, Stops Its Timer And Marks It Collected`() {
+    var machine = Machine()
+    _ = machine.subscribed()
+    var isAsked = false
+    let whileSubscribed = machine.evict {
+      isAsked = true
+      return true
+    }
+    #expect(!whileSubscribed.isEvicted)
+    #expect(!isAsked)
+    let generation = machine.unsubscribed(canCollect: true).startsCollectionTimer ?? -1
+    machine.collectionTimerStarted(100, generation: generation)
+    let run = machine.createRun().sequence
+    let whileRunning = machine.evict { true }
+    #expect(!whileRunning.isEvicted)
+    _ = machine.returned(run: run, succeeded: true, canCollect: true)
+    let eviction = machine.evict { true }
+    #expect(eviction.isEvicted)
+    #expect(eviction.cancelsTimer == 100)
+    #expect(machine.isCollected)
+    #expect(machine.collectionTimerFired(generation: generation) == false)
+    let action = machine.subscribed()
+    #expect(action.readmits)
+  }
+
+  @Test func `A Store The Cache No Longer Holds Is Not Evicted`() {
+    var machine = Machine()
+    let eviction = machine.evict { false }
+    #expect(!eviction.isEvicted)
+    #expect(!machine.isCollected)
+  }
+
   // MARK: - Run effects
 
   @Test func `A Modifier Starts Its Effects Once Per Run, And They End Last Started First`() {
@@ -245,9 +277,9 @@ private typealias Machine = StoreRunStateMachine<Int, Int, Int>
   // MARK: - Generated event sequences
 
   @Test func `Generated Event Sequences Agree With The Reference Model After Every Step`() async {
-    // NB: Each number is one event: its remainder by 14 says which, and its quotient which run
+    // NB: Each number is one event: its remainder by 15 says which, and its quotient which run
     // or protection it applies to (see `Harness.apply`).
-    await propertyCheck(count: 500, input: Gen.int(in: 0...279).array(of: 0...120)) { events in
+    await propertyCheck(count: 500, input: Gen.int(in: 0...299).array(of: 0...120)) { events in
       var harness = Harness()
       for event in events {
         harness.apply(event)
@@ -305,9 +337,9 @@ private struct Harness {
 
   mutating func apply(_ event: Int) {
     self.now += 1
-    let target = event / 14
+    let target = event / 15
     let canCollect = target % 2 == 0
-    switch event % 14 {
+    switch event % 15 {
     case 0:
       self.createRun()
     case 1:
@@ -323,7 +355,7 @@ private struct Harness {
       guard !live.isEmpty else { return }
       let index = live[target % live.count]
       let run = self.runs[index]
-      let succeeded = event % 14 == 2
+      let succeeded = event % 15 == 2
       let finishes = run.createdAt > self.lastResetAt
       let records = finishes && self.accepts(run)
       self.runs[index].hasReturned = true
@@ -409,6 +441,24 @@ private struct Harness {
     case 12:
       let stale = self.machine.collectionGeneration - 1 - target % 3
       #expect(self.machine.collectionTimerFired(generation: stale) == false)
+    case 13:
+      // NB: The cache may have lost the store already (another store took its path).
+      let removes = target % 3 != 0
+      var isAsked = false
+      let eviction = self.machine.evict {
+        isAsked = true
+        return removes
+      }
+      let isEligible = self.isUnobserved && !self.isCollected
+      #expect(isAsked == isEligible)
+      #expect(eviction.isEvicted == (isEligible && removes))
+      if eviction.isEvicted {
+        #expect(eviction.cancelsTimer == self.timer)
+        self.timer = nil
+        self.isCollected = true
+      } else {
+        #expect(eviction.cancelsTimer == nil)
+      }
     default:
       self.machine.valueSet()
       self.invalidatedAt = nil

@@ -1,0 +1,96 @@
+import Foundation
+import Operation
+import OperationTestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct `OperationClient+Profile tests` {
+  @Test func `The App Profile Changes Nothing`() {
+    let app = OperationClient.Profile.app
+    #expect(app.storeLimits == nil)
+    #expect(app.rerunsOnReconnection)
+    var context = OperationContext()
+    app.apply(to: &context)
+    #expect(context.collectionDelay == OperationContext().collectionDelay)
+  }
+
+  @Test func `The Server Profile Bounds Stores, Collects By Age And Does Not Rerun`() {
+    let server = OperationClient.Profile.server
+    #expect(server.storeLimits?.maxStoreCount == 10_000)
+    #expect(server.storeLimits?.maxByteCount == nil)
+    #expect(server.storeLimits?.maxIdleAge == .seconds(300))
+    #expect(!server.rerunsOnReconnection)
+    var context = OperationContext()
+    context.collectionDelay = .seconds(10)
+    server.apply(to: &context)
+    #expect(context.collectionDelay == nil)
+    let custom = OperationClient.Profile.server(maxStoreCount: 5, maxByteCount: 64)
+    #expect(custom.storeLimits?.maxStoreCount == 5)
+    #expect(custom.storeLimits?.maxByteCount == 64)
+  }
+
+  @Test
+  func `A Server Client Evicts Least Recently Used Unobserved Stores And Never Observed Ones`() {
+    let client = OperationClient(profile: .server(maxStoreCount: 2))
+    let observed = client.store(for: ProfileQuery(id: 1).disableAutomaticRunning())
+    let subscription = observed.subscribe(with: OperationEventHandler())
+    let second = client.store(for: ProfileQuery(id: 2))
+    let third = client.store(for: ProfileQuery(id: 3))
+    _ = client.store(for: ProfileQuery(id: 2))
+    let fourth = client.store(for: ProfileQuery(id: 4))
+
+    #expect(client.store(with: observed.path) != nil)
+    #expect(client.store(with: third.path) == nil)
+    #expect(client.store(with: second.path) == nil)
+    #expect(client.store(with: fourth.path) != nil)
+    #expect(client.stores(matching: []).count == 2)
+    subscription.cancel()
+  }
+
+  @Test func `A Server Client Evicts Unobserved Stores Unused For Its Idle Age`() async {
+    let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 0))
+    let delayer = ManualDelayer()
+    var context = OperationContext()
+    context.operationClock = clock
+    context.collectionDelayer = delayer
+    let client = OperationClient(
+      profile: .server(maxIdleAge: .seconds(30)),
+      defaultContext: context
+    )
+    let old = client.store(for: ProfileQuery(id: 1))
+    let observed = client.store(for: ProfileQuery(id: 2).disableAutomaticRunning())
+    let subscription = observed.subscribe(with: OperationEventHandler())
+
+    await delayer.waitForDelays(count: 1)
+    #expect(delayer.delays == [.seconds(30)])
+    clock.advance(by: 20)
+    let recent = client.store(for: ProfileQuery(id: 3))
+    clock.advance(by: 10)
+    delayer.resumeNext()
+    await delayer.waitForDelays(count: 2)
+
+    #expect(client.store(with: old.path) == nil)
+    #expect(old.isCollected)
+    #expect(client.store(with: observed.path) != nil)
+    #expect(client.store(with: recent.path) != nil)
+    #expect(delayer.delays.last == .seconds(20))
+
+    clock.advance(by: 20)
+    delayer.resumeNext()
+    await delayer.waitForDelays(count: 3)
+    #expect(client.store(with: recent.path) == nil)
+    #expect(client.store(with: observed.path) != nil)
+    subscription.cancel()
+  }
+}
+
+private struct ProfileQuery: QueryRequest, Hashable {
+  let id: Int
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, any Error>
+  ) async throws -> Int {
+    self.id
+  }
+}
