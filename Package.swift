@@ -34,6 +34,9 @@ let package = Package(
     .library(name: "OperationQueueCompat", targets: ["OperationQueueCompat"]),
     // A query cache and a durable mutation outbox in SQLite, through GRDB.
     .library(name: "OperationPersistence", targets: ["OperationPersistence"]),
+    // The outbox's delivery and the cache's writes as swift-service-lifecycle services, stopped
+    // gracefully with a server's `ServiceGroup`; only services that link it build the package.
+    .library(name: "OperationServiceLifecycle", targets: ["OperationServiceLifecycle"]),
   ],
   traits: [
     .trait(
@@ -100,6 +103,10 @@ let package = Package(
     // `Tracer` and `ServiceContext` for `OperationTracing` (`InMemoryTracer` in the tests). Only
     // the `SwiftOperationTracing` trait links it.
     .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+    // `Service` and the graceful shutdown of a `ServiceGroup`, which Hummingbird, Vapor and gRPC
+    // servers run in: the protocol servers already use to stop on SIGTERM, rather than one of our
+    // own. Only the OperationServiceLifecycle target links it.
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     // The package's one lock family (`Lock`, `RecursiveLock`), internal to the package: every
@@ -207,6 +214,26 @@ let package = Package(
       dependencies: [
         "OperationCore",
         .product(name: "GRDB", package: "GRDB.swift"),
+      ]
+    ),
+    .target(
+      name: "OperationServiceLifecycle",
+      dependencies: [
+        "OperationCore",
+        "OperationPersistence",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ]
+    ),
+    .testTarget(
+      name: "OperationServiceLifecycleTests",
+      dependencies: [
+        "Operation",
+        "OperationPersistence",
+        "OperationServiceLifecycle",
+        "OperationTestSupport",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        // NB: `testGracefulShutdown` triggers a graceful shutdown without a signal.
+        .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
       ]
     ),
     // A second process for OperationPersistence's fault tests (an outbox held by another

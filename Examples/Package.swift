@@ -51,6 +51,8 @@ let package = Package(
         .product(name: "Operation", package: "swift-operation"),
         // The mutation outbox on SQLite: the demo's outbox step and the outbox crash test.
         .product(name: "OperationPersistence", package: "swift-operation"),
+        // The outbox's and the cache's services, stopped by SIGTERM in the shutdown test.
+        .product(name: "OperationServiceLifecycle", package: "swift-operation"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Hummingbird", package: "hummingbird"),

@@ -3,7 +3,9 @@ import ArgumentParser
 /// The executable's entry point.
 ///
 /// `operation-demo outbox-crash-test child …` runs the crash test's child process,
-/// `operation-demo outbox-crash-test …` the crash test, anything else the demo.
+/// `operation-demo outbox-crash-test …` the crash test, `operation-demo shutdown-test child …`
+/// the shutdown test's child service, `operation-demo shutdown-test` the shutdown test, anything
+/// else the demo.
 ///
 /// NB: These are not subcommands: ArgumentParser lets a parent command's options appear after a
 /// subcommand's name, so the demo's `--seed`, `--failure-rate`, `--time-limit` and `--base-url`
@@ -17,6 +19,10 @@ enum OperationDemoMain {
       await OutboxCrashChildCommand.main(Array(arguments.dropFirst(2)))
     } else if arguments.first == OutboxCrashTestCommand.name {
       await OutboxCrashTestCommand.main(Array(arguments.dropFirst()))
+    } else if arguments.starts(with: ShutdownChildCommand.arguments) {
+      await ShutdownChildCommand.main(Array(arguments.dropFirst(2)))
+    } else if arguments.first == ShutdownTestCommand.name {
+      await ShutdownTestCommand.main(Array(arguments.dropFirst()))
     } else {
       await OperationDemoCommand.main()
     }
