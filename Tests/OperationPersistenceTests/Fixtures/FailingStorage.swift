@@ -4,10 +4,10 @@ import Synchronization
 
 /// A storage on a real SQLite file that fails the operations it is told to, on cue, as a full
 /// disk would.
-final class FailingStorage: OperationPersistenceStorage {
+final class FailingStorage: SynchronousCacheReading {
   /// The operations that can fail.
   enum Operation: Hashable, Sendable {
-    case writeCache, enqueue, update, remove
+    case writeCache, enqueue, claim, release, remove, fail
   }
 
   /// The error of a failed operation.
@@ -41,29 +41,35 @@ final class FailingStorage: OperationPersistenceStorage {
     if fails { throw DiskFull() }
   }
 
-  func cacheEntry(forKey key: String) throws -> PersistedQueryEntry? {
-    try self.base.cacheEntry(forKey: key)
+  func cacheEntryNow(forKey key: String) throws -> PersistedQueryEntry? {
+    try self.base.cacheEntryNow(forKey: key)
+  }
+
+  func cacheEntry(forKey key: String) async throws -> PersistedQueryEntry? {
+    try await self.base.cacheEntry(forKey: key)
   }
 
   func writeCacheEntries(
     _ entries: [PersistedQueryEntry],
     accesses: [String: Date],
     bounds: PersistentQueryCache.Bounds
-  ) throws -> Int {
+  ) async throws -> Int {
     try self.check(.writeCache)
-    return try self.base.writeCacheEntries(entries, accesses: accesses, bounds: bounds)
+    return try await self.base.writeCacheEntries(entries, accesses: accesses, bounds: bounds)
   }
 
-  func removeCacheEntries(forKeys keys: [String]) throws {
-    try self.base.removeCacheEntries(forKeys: keys)
+  func removeCacheEntries(forKeys keys: [String]) async throws {
+    try await self.base.removeCacheEntries(forKeys: keys)
   }
 
-  func removeCacheEntries(notMatching version: String, updatedBefore date: Date?) throws -> Int {
-    try self.base.removeCacheEntries(notMatching: version, updatedBefore: date)
+  func removeCacheEntries(notMatching version: String, updatedBefore date: Date?) async throws
+    -> Int
+  {
+    try await self.base.removeCacheEntries(notMatching: version, updatedBefore: date)
   }
 
-  func cacheStatistics() throws -> PersistentQueryCache.Statistics {
-    try self.base.cacheStatistics()
+  func cacheStatistics() async throws -> PersistentQueryCache.Statistics {
+    try await self.base.cacheStatistics()
   }
 
   func enqueueOutboxEntry(
@@ -72,9 +78,9 @@ final class FailingStorage: OperationPersistenceStorage {
     idempotencyKey: String,
     arguments: Data,
     at date: Date
-  ) throws -> MutationOutbox.Entry {
+  ) async throws -> MutationOutbox.Entry {
     try self.check(.enqueue)
-    return try self.base.enqueueOutboxEntry(
+    return try await self.base.enqueueOutboxEntry(
       kind: kind,
       lane: lane,
       idempotencyKey: idempotencyKey,
@@ -83,25 +89,67 @@ final class FailingStorage: OperationPersistenceStorage {
     )
   }
 
-  func outboxEntries() throws -> [MutationOutbox.Entry] {
-    try self.base.outboxEntries()
+  func outboxEntries() async throws -> [MutationOutbox.Entry] {
+    try await self.base.outboxEntries()
   }
 
-  func updateOutboxEntry(_ entry: MutationOutbox.Entry) throws {
-    try self.check(.update)
-    try self.base.updateOutboxEntry(entry)
+  func requeueFailedOutboxEntry(id: Int64, at date: Date) async throws -> MutationOutbox.Entry? {
+    try await self.base.requeueFailedOutboxEntry(id: id, at: date)
   }
 
-  func removeOutboxEntry(id: Int64) throws {
+  func removeFailedOutboxEntry(id: Int64) async throws -> Bool {
+    try await self.base.removeFailedOutboxEntry(id: id)
+  }
+
+  func claimNextOutboxEntry(
+    inLane lane: String,
+    worker: String,
+    at now: Date,
+    leaseUntil: Date
+  ) async throws -> MutationOutbox.ClaimResult {
+    try self.check(.claim)
+    return try await self.base.claimNextOutboxEntry(
+      inLane: lane,
+      worker: worker,
+      at: now,
+      leaseUntil: leaseUntil
+    )
+  }
+
+  func renewOutboxClaim(_ claim: MutationOutbox.Claim, until date: Date) async throws
+    -> MutationOutbox.Claim
+  {
+    try await self.base.renewOutboxClaim(claim, until: date)
+  }
+
+  func releaseOutboxClaim(
+    _ claim: MutationOutbox.Claim,
+    lastError: String?,
+    at date: Date
+  ) async throws {
+    try self.check(.release)
+    try await self.base.releaseOutboxClaim(claim, lastError: lastError, at: date)
+  }
+
+  func completeOutboxClaim(_ claim: MutationOutbox.Claim) async throws {
     try self.check(.remove)
-    try self.base.removeOutboxEntry(id: id)
+    try await self.base.completeOutboxClaim(claim)
   }
 
-  func claimOutbox(owner: String) throws {
-    try self.base.claimOutbox(owner: owner)
+  func failOutboxClaim(
+    _ claim: MutationOutbox.Claim,
+    lastError: String,
+    at date: Date
+  ) async throws {
+    try self.check(.fail)
+    try await self.base.failOutboxClaim(claim, lastError: lastError, at: date)
   }
 
-  func releaseOutbox() {
-    self.base.releaseOutbox()
+  func claimOutbox(owner: String) async throws {
+    try await self.base.claimOutbox(owner: owner)
+  }
+
+  func releaseOutbox() async {
+    await self.base.releaseOutbox()
   }
 }
