@@ -265,6 +265,8 @@ package struct OutboxStateMachine<Waiter: Sendable, Value: Sendable>: Sendable {
   /// entries join their lanes through ``enqueued(_:now:)``, never through a resume that read
   /// them from the storage meanwhile.
   private var enqueuesInProgress = [String: Int]()
+  /// The entries whose deliveries a stop abandoned: their late ends are ignored.
+  private var abandonedDeliveries = Set<Int64>()
 
   /// Creates a machine with no entries, not resumed and online.
   ///
@@ -401,6 +403,7 @@ extension OutboxStateMachine {
           actions.append(.cancelTimer(renewal))
         }
         self.lanes[name]!.phase = .abandoned(claim)
+        self.abandonedDeliveries.insert(claim.entry.id)
         actions += [
           .cancelDelivery(claim.entry.id), .write(.release(claim, lastError: nil)),
         ]
@@ -632,7 +635,7 @@ extension OutboxStateMachine {
   /// The delivery of `claim`'s entry returned `value`: its removal is written.
   package mutating func delivered(_ claim: Claim, value: Value, now: Date) -> [Action] {
     let name = claim.entry.lane
-    if case .abandoned = self.lanes[name]?.phase { return [] }
+    if self.abandonedDeliveries.remove(claim.entry.id) != nil { return [] }
     guard case .sending(let sending, let renewal, let isLost) = self.lanes[name]?.phase,
       sending.entry.id == claim.entry.id
     else {
@@ -656,7 +659,7 @@ extension OutboxStateMachine {
     now: Date
   ) -> [Action] {
     let name = claim.entry.lane
-    if case .abandoned = self.lanes[name]?.phase { return [] }
+    if self.abandonedDeliveries.remove(claim.entry.id) != nil { return [] }
     guard case .sending(let sending, let renewal, let isLost) = self.lanes[name]?.phase,
       sending.entry.id == claim.entry.id
     else {

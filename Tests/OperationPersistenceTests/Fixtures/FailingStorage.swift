@@ -3,8 +3,9 @@ import OperationPersistence
 import Synchronization
 
 /// A storage on a real SQLite file that fails the operations it is told to, on cue, as a full
-/// disk would.
-final class FailingStorage: SynchronousCacheReading {
+/// disk would; and, when it `sharesOutbox`, lets several outboxes deliver the file's entries at
+/// once, each a worker of its own, as a database that a fleet shares does.
+final class FailingStorage: ForwardingStorage, SynchronousCacheReading {
   /// The operations that can fail.
   enum Operation: Hashable, Sendable {
     case writeCache, enqueue, claim, release, remove, fail
@@ -16,10 +17,13 @@ final class FailingStorage: SynchronousCacheReading {
   }
 
   let base: SQLitePersistence
+  /// Whether outboxes share the storage, relying on claims of entries alone.
+  let sharesOutbox: Bool
   private let failures = Mutex([Operation: Int]())
 
-  init(base: SQLitePersistence) {
+  init(base: SQLitePersistence, sharesOutbox: Bool = false) {
     self.base = base
+    self.sharesOutbox = sharesOutbox
   }
 
   /// Fails the next `count` calls of `operation` (`Int.max` for every call until ``heal()``).
@@ -45,10 +49,6 @@ final class FailingStorage: SynchronousCacheReading {
     try self.base.cacheEntryNow(forKey: key)
   }
 
-  func cacheEntry(forKey key: String) async throws -> PersistedQueryEntry? {
-    try await self.base.cacheEntry(forKey: key)
-  }
-
   func writeCacheEntries(
     _ entries: [PersistedQueryEntry],
     accesses: [String: Date],
@@ -56,20 +56,6 @@ final class FailingStorage: SynchronousCacheReading {
   ) async throws -> Int {
     try self.check(.writeCache)
     return try await self.base.writeCacheEntries(entries, accesses: accesses, bounds: bounds)
-  }
-
-  func removeCacheEntries(forKeys keys: [String]) async throws {
-    try await self.base.removeCacheEntries(forKeys: keys)
-  }
-
-  func removeCacheEntries(notMatching version: String, updatedBefore date: Date?) async throws
-    -> Int
-  {
-    try await self.base.removeCacheEntries(notMatching: version, updatedBefore: date)
-  }
-
-  func cacheStatistics() async throws -> PersistentQueryCache.Statistics {
-    try await self.base.cacheStatistics()
   }
 
   func enqueueOutboxEntry(
@@ -89,18 +75,6 @@ final class FailingStorage: SynchronousCacheReading {
     )
   }
 
-  func outboxEntries() async throws -> [MutationOutbox.Entry] {
-    try await self.base.outboxEntries()
-  }
-
-  func requeueFailedOutboxEntry(id: Int64, at date: Date) async throws -> MutationOutbox.Entry? {
-    try await self.base.requeueFailedOutboxEntry(id: id, at: date)
-  }
-
-  func removeFailedOutboxEntry(id: Int64) async throws -> Bool {
-    try await self.base.removeFailedOutboxEntry(id: id)
-  }
-
   func claimNextOutboxEntry(
     inLane lane: String,
     worker: String,
@@ -114,12 +88,6 @@ final class FailingStorage: SynchronousCacheReading {
       at: now,
       leaseUntil: leaseUntil
     )
-  }
-
-  func renewOutboxClaim(_ claim: MutationOutbox.Claim, until date: Date) async throws
-    -> MutationOutbox.Claim
-  {
-    try await self.base.renewOutboxClaim(claim, until: date)
   }
 
   func releaseOutboxClaim(
@@ -146,10 +114,12 @@ final class FailingStorage: SynchronousCacheReading {
   }
 
   func claimOutbox(owner: String) async throws {
+    guard !self.sharesOutbox else { return }
     try await self.base.claimOutbox(owner: owner)
   }
 
   func releaseOutbox() async {
+    guard !self.sharesOutbox else { return }
     await self.base.releaseOutbox()
   }
 }

@@ -360,7 +360,187 @@ import Testing
     #expect(try await outbox.entries().map(\.status) == [.queued])
   }
 
+  // MARK: Claims
+
+  @Test func `A Worker Whose Lease Expired Is Fenced Off, And The Server Applies The Key Once`()
+    async throws
+  {
+    let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 1_000))
+    let server = IdempotentServer()
+    // NB: Worker A stalls mid-delivery, and its renewals never fire: its lease expires.
+    var stalledContext = OperationContext()
+    stalledContext.operationDelayer = ManualDelayer()
+    let failures = Recorder<String>()
+    let a = try await MutationOutbox(
+      storage: FailingStorage(base: try self.database.open(), sharesOutbox: true),
+      context: stalledContext,
+      clock: clock,
+      delayer: ManualDelayer(),
+      worker: "a",
+      leaseDuration: .seconds(30),
+      onStorageFailure: { _, error in failures.record("\(error)") }
+    )
+    let events = Recorder<MutationOutbox.Event>()
+    let subscription = a.subscribe { events.record($0) }
+    defer { subscription.cancel() }
+    let stalled = ApplyMutation(server: server, started: Gate(), proceed: Gate())
+    let mutation = stalled.durable(in: a, kind: "apply") { _ in "lane" }
+    try await a.resume()
+    let run = Task { try await OperationClient().store(for: mutation).mutate(with: "x") }
+    await stalled.started.wait()
+
+    clock.advance(by: 31)
+    let b = try await MutationOutbox(
+      storage: FailingStorage(base: try self.database.open(), sharesOutbox: true),
+      clock: clock,
+      delayer: ManualDelayer(),
+      worker: "b",
+      leaseDuration: .seconds(30)
+    )
+    let taking = ApplyMutation(server: server, started: Gate(), proceed: Gate())
+    b.register(taking, kind: "apply")
+    try await b.resume()
+    await taking.started.wait()
+    let claimedByB = try #require(try await self.leases().first)
+    #expect(claimedByB.owner == "b")
+    #expect(claimedByB.generation == 2)
+
+    // NB: A wakes up late: its request reaches the server, and its completion is refused.
+    stalled.proceed.open()
+    await #expect(throws: MutationOutbox.StaleClaimError.self) { try await run.value }
+    #expect(failures.values.count == 1)
+    #expect(failures.values.first?.contains("stale") == true)
+    #expect(events.values.contains { if case .claimLost = $0 { true } else { false } })
+    let entries = try await b.entries()
+    #expect(entries.count == 1)
+    #expect(entries.first?.status == .inFlight)
+    #expect(entries.first?.attempts == 2)
+    #expect(try await self.leases().first == claimedByB)
+
+    taking.proceed.open()
+    try await self.waitUntil(b) { $0.isEmpty }
+    let key = try #require(server.requests.first)
+    #expect(server.requests == [key, key])
+    #expect(server.appliedKeys == [key])
+    await a.close()
+    await b.close()
+  }
+
+  @Test func `A Claim Is Renewed On The Context's Delayer While Its Delivery Runs`() async throws {
+    let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 1_000))
+    let renewals = ManualDelayer()
+    var context = OperationContext()
+    context.operationDelayer = renewals
+    let outbox = try await MutationOutbox(
+      storage: try self.database.open(),
+      context: context,
+      clock: clock,
+      delayer: ManualDelayer(),
+      leaseDuration: .seconds(30)
+    )
+    let server = FakeServer()
+    server.hold()
+    _ = Send(server: server).durable(in: outbox, kind: "send")
+    try await outbox.resume()
+    try await outbox.enqueue(kind: "send", arguments: "x", lane: "l")
+    await server.waitForRequest()
+    await renewals.waitForDelays(count: 1)
+    #expect(renewals.delays == [.seconds(10)])
+    #expect(try await self.leases().first?.expiresAt == 1_030)
+
+    clock.advance(by: 20)
+    renewals.resumeNext()
+    await renewals.waitForDelays(count: 2)
+    #expect(try await self.leases().first?.expiresAt == 1_050)
+    server.release()
+    try await self.waitUntil(outbox) { $0.isEmpty }
+    await outbox.close()
+  }
+
+  // MARK: Stopping
+
+  @Test func `A Shutdown Lets The Delivery In Flight End, Refuses New Entries, And Returns`()
+    async throws
+  {
+    let delayer = ManualDelayer()
+    let outbox = try await self.outbox(delayer: delayer)
+    let server = FakeServer()
+    server.hold()
+    let mutation = Send(server: server).durable(in: outbox, kind: "send") { _ in "lane" }
+    try await outbox.resume()
+    let store = OperationClient().store(for: mutation)
+    let run = Task { try await store.mutate(with: "in flight") }
+    await server.waitForRequest()
+    let queued = Task { try await store.mutate(with: "queued") }
+    try await self.waitForEntries(outbox, count: 2)
+
+    let stopping = Task { await outbox.shutdown(gracePeriod: .seconds(5)) }
+    await delayer.waitForDelays(count: 1)
+    #expect(delayer.delays == [.seconds(5)])
+    await #expect(throws: MutationOutbox.ClosedError.self) {
+      try await outbox.enqueue(kind: "send", arguments: "late", lane: "lane")
+    }
+    server.release()
+    #expect(try await run.value == "sent in flight")
+    await stopping.value
+    await #expect(throws: MutationOutbox.ClosedError.self) { try await queued.value }
+    #expect(server.requests.map(\.text) == ["in flight"])
+    #expect(try await outbox.entries().map(\.status) == [.queued])
+    // NB: The storage is released: the next outbox delivers what is left.
+    let next = try await self.outbox()
+    _ = Send(server: server).durable(in: next, kind: "send")
+    try await next.resume()
+    try await self.waitUntil(next) { $0.isEmpty }
+    #expect(server.requests.map(\.text) == ["in flight", "queued"])
+  }
+
+  @Test func `A Shutdown Cancels What Outlasts Its Grace Period And Gives The Claim Back`()
+    async throws
+  {
+    let delayer = ManualDelayer()
+    let outbox = try await self.outbox(delayer: delayer)
+    let server = FakeServer()
+    server.hold()
+    let mutation = Send(server: server).durable(in: outbox, kind: "send")
+    try await outbox.resume()
+    let run = Task { try await OperationClient().store(for: mutation).mutate(with: "slow") }
+    await server.waitForRequest()
+
+    let stopping = Task { await outbox.shutdown(gracePeriod: .seconds(5)) }
+    await delayer.waitForDelays(count: 1)
+    delayer.resumeNext()
+    await stopping.value
+    await #expect(throws: MutationOutbox.ClosedError.self) { try await run.value }
+    // NB: Given back, not merely left to expire: queued, with no lease.
+    #expect(try await outbox.entries().map(\.status) == [.queued])
+    #expect(try await self.leases().first?.owner == nil)
+    server.release()
+
+    let next = try await self.outbox()
+    _ = Send(server: server).durable(in: next, kind: "send")
+    try await next.resume()
+    try await self.waitUntil(next) { $0.isEmpty }
+    #expect(server.requests.map(\.text) == ["slow", "slow"])
+    #expect(Set(server.requests.map(\.key)).count == 1)
+  }
+
   // MARK: Helpers
+
+  /// The claim columns of the outbox's entries, read from the file.
+  private func leases() async throws -> [Lease] {
+    try await DatabaseQueue(path: self.database.path).read { db in
+      try Row.fetchAll(
+        db,
+        sql: "SELECT generation, leaseOwner, leaseExpiresAt FROM outbox ORDER BY id"
+      ).map { Lease(generation: $0["generation"], owner: $0["leaseOwner"], expiresAt: $0["leaseExpiresAt"]) }
+    }
+  }
+
+  private struct Lease: Equatable {
+    let generation: Int64
+    let owner: String?
+    let expiresAt: Double?
+  }
 
   private func waitForEntries(_ outbox: MutationOutbox, count: Int) async throws {
     try await self.waitUntil(outbox) { $0.count >= count }
