@@ -160,7 +160,9 @@ public struct PersistedQueryController<State: OperationState & Sendable>: Operat
           controls.invalidate()
         }
       } else {
+        cache.beginBackgroundLoad()
         loading = Task { [decode] in
+          defer { cache.endBackgroundLoad() }
           guard let (value, updatedAt) = await cache.load(forKey: key, decode: decode),
             let store = controls.controlledStore
           else { return }

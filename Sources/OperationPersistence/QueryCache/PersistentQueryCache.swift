@@ -171,6 +171,9 @@ public final class PersistentQueryCache: Sendable {
   private let writeDelay: OperationDuration
   private let onProblem: @Sendable (Problem) -> Void
   private let pending = Lock(Pending())
+  /// The loads of stores on a storage without synchronous reads; see
+  /// `waitForBackgroundLoads()`.
+  let backgroundLoads = Lock(BackgroundLoads())
 
   private struct Pending: Sendable {
     var values = [String: PendingValue]()

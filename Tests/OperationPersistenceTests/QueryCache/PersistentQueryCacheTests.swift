@@ -1,6 +1,7 @@
 import Foundation
+import Operation
 import OperationCore
-import OperationPersistence
+@_spi(Testing) import OperationPersistence
 import OperationTestSupport
 import Testing
 
@@ -160,5 +161,104 @@ import Testing
     // they are written: batches are serialized.
     try await cache.flush()
     #expect(try await cache.statistics().entryCount == 2)
+  }
+
+  @Test func `A Flush Throws When A Value Could Not Be Written, And Writes It Next Time`()
+    async throws
+  {
+    let storage = FailingStorage(base: try self.database.open())
+    let problems = Recorder<String>()
+    let cache = try await PersistentQueryCache(
+      storage: storage,
+      clock: self.clock,
+      delayer: ManualDelayer(),
+      onProblem: { problems.record($0.description) }
+    )
+    storage.fail(.writeCache, times: 1)
+    cache.save(1, forKey: "a", updatedAt: self.clock.now())
+    let error = await #expect(throws: PersistentQueryCache.FlushError.self) {
+      try await cache.flush()
+    }
+    #expect(error?.problems.count == 1)
+    #expect(problems.values.count == 1)
+    cache.save(2, forKey: "a", updatedAt: self.clock.now())
+    try await cache.flush()
+    #expect(await cache.load(Int.self, forKey: "a")?.value == 2)
+  }
+
+  // MARK: A storage without synchronous reads
+
+  @Test func `A Store On An Async-Only Storage Gets The Saved Value After It Is Created`()
+    async throws
+  {
+    let storage = AsyncOnlyStorage(base: try self.database.open(), holdsReads: true)
+    let cache = try await self.asyncOnlyCache(storage)
+    let key = try PersistentQueryCache.key(for: ["numbers"], operationType: NumbersQuery.self)
+    cache.save([1, 2], forKey: key, updatedAt: self.clock.now())
+    try await cache.flush()
+    let store = self.client().store(for: NumbersQuery(value: [3]).persisted(in: cache))
+    await storage.readStarted.wait()
+    // NB: The read is held mid-way: the store exists, without the saved value yet.
+    #expect(store.currentValue == nil)
+    let loaded = Gate()
+    let subscription = store.subscribe(
+      with: QueryEventHandler(onStateChanged: { state, _ in
+        if state.currentValue != nil { loaded.open() }
+      })
+    )
+    storage.reads.open()
+    await loaded.wait()
+    subscription.cancel()
+    #expect(store.currentValue == [1, 2])
+    #expect(store.valueLastUpdatedAt == self.clock.now())
+    #expect(store.isInvalidated)
+  }
+
+  @Test func `A Value Recorded While The Entry Is Read Wins Over The Saved One`() async throws {
+    let storage = AsyncOnlyStorage(base: try self.database.open(), holdsReads: true)
+    let cache = try await self.asyncOnlyCache(storage)
+    let key = try PersistentQueryCache.key(for: ["numbers"], operationType: NumbersQuery.self)
+    cache.save([1, 2], forKey: key, updatedAt: self.clock.now())
+    try await cache.flush()
+    let store = self.client().store(for: NumbersQuery(value: [3]).persisted(in: cache))
+    await storage.readStarted.wait()
+    try await store.fetch()
+    #expect(store.currentValue == [3])
+
+    storage.reads.open()
+    await cache.waitForBackgroundLoads()
+    #expect(store.currentValue == [3])
+    #expect(!store.isInvalidated)
+    #expect(store.valueUpdateCount == 1)
+  }
+
+  private func asyncOnlyCache(_ storage: AsyncOnlyStorage) async throws -> PersistentQueryCache {
+    try await PersistentQueryCache(
+      storage: storage,
+      maxAge: nil,
+      clock: self.clock,
+      delayer: ManualDelayer()
+    )
+  }
+
+  private func client() -> OperationClient {
+    var context = OperationContext()
+    context.operationClock = self.clock
+    return OperationClient(defaultContext: context)
+  }
+}
+
+/// A query whose value is a list of numbers, at `["numbers"]`.
+struct NumbersQuery: QueryRequest, Hashable, Sendable {
+  let value: [Int]
+
+  var path: OperationPath { ["numbers"] }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<[Int], any Error>
+  ) async throws -> [Int] {
+    self.value
   }
 }
