@@ -103,7 +103,8 @@ func makeCache(
 }
 
 /// Waits for `body` from synchronous set-up code, which no benchmark measures.
-func waiting<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) throws -> Value {
+func waiting<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) throws -> Value
+{
   let done = DispatchSemaphore(value: 0)
   let result = Mutex<Result<Value, any Error>?>(nil)
   Task {

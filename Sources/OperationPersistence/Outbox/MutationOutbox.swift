@@ -531,10 +531,11 @@ public final class MutationOutbox: Sendable {
   /// - Throws: The storage's error; then the entry stays failed.
   @discardableResult
   public func retry(_ entry: Entry) async throws -> Entry? {
-    guard let queued = try await self.storage.requeueFailedOutboxEntry(
-      id: entry.id,
-      at: self.clock.now()
-    )
+    guard
+      let queued = try await self.storage.requeueFailedOutboxEntry(
+        id: entry.id,
+        at: self.clock.now()
+      )
     else { return nil }
     let now = self.clock.now()
     self.perform(self.state.withLock { $0.machine.retried(queued, now: now) })
@@ -766,7 +767,8 @@ extension MutationOutbox {
 
     /// Answers the caller; later answers are ignored.
     func resume(with result: Result<any Sendable, any Error>) {
-      let continuation = self.state.withLock { state -> CheckedContinuation<any Sendable, any Error>? in
+      let continuation = self.state.withLock {
+        state -> CheckedContinuation<any Sendable, any Error>? in
         switch state {
         case .pending:
           state = .answered(result)

@@ -735,10 +735,13 @@ extension OutboxStateMachine {
     if let error = error as? MutationOutbox.StaleClaimError {
       // NB: Another worker owns the entry: its callers learn that, not this worker's outcome,
       // unless they were answered by an earlier attempt of the write.
-      let actions = isAnswered ? self.reportLost(conclusion.entry, error: error) : self.lost(
-        conclusion.entry,
-        error: error
-      )
+      let actions =
+        isAnswered
+        ? self.reportLost(conclusion.entry, error: error)
+        : self.lost(
+          conclusion.entry,
+          error: error
+        )
       return actions + self.dropHead(of: name, now: now)
     }
     var actions = [Action]()

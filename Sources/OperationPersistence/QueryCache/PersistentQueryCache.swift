@@ -449,7 +449,8 @@ public final class PersistentQueryCache: Sendable {
   ///   the call (a value that could not be encoded, a write the storage refused); each was
   ///   also reported to `onProblem`.
   public func flush() async throws {
-    let turn = await withCheckedContinuation { (continuation: CheckedContinuation<FlushTurn, Never>) in
+    let turn = await withCheckedContinuation {
+      (continuation: CheckedContinuation<FlushTurn, Never>) in
       let writes = self.pending.withLock { pending -> Bool in
         guard pending.isWriting else {
           pending.isWriting = true

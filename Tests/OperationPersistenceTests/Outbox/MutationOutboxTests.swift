@@ -193,7 +193,10 @@ import Testing
     let first = try await self.outbox(network: MockNetworkObserver(initialStatus: .disconnected))
     try await first.enqueue(kind: "send", arguments: "b", lane: "l")
     await first.close()
-    let second = try await MutationOutbox(storage: try self.database.open(), context: resumedContext)
+    let second = try await MutationOutbox(
+      storage: try self.database.open(),
+      context: resumedContext
+    )
     _ = Send(server: server, echoesLabel: true).durable(in: second, kind: "send")
     try await second.resume()
     try await self.waitUntil(second) { $0.isEmpty }
@@ -532,7 +535,13 @@ import Testing
       try Row.fetchAll(
         db,
         sql: "SELECT generation, leaseOwner, leaseExpiresAt FROM outbox ORDER BY id"
-      ).map { Lease(generation: $0["generation"], owner: $0["leaseOwner"], expiresAt: $0["leaseExpiresAt"]) }
+      ).map {
+        Lease(
+          generation: $0["generation"],
+          owner: $0["leaseOwner"],
+          expiresAt: $0["leaseExpiresAt"]
+        )
+      }
     }
   }
 

@@ -35,7 +35,9 @@ private typealias Entry = MutationOutbox.Entry
     #expect(machine.settling { $0.enqueued(self.entry(3), now: self.now) }.delivered.isEmpty)
     // NB: An entry whose write finished after a later one's still goes before it.
     #expect(
-      machine.settling { $0.enqueued(self.entry(1, lane: "other"), now: self.now) }.delivered.map(\.id) == [1]
+      machine.settling { $0.enqueued(self.entry(1, lane: "other"), now: self.now) }.delivered.map(
+        \.id
+      ) == [1]
     )
 
     let removal = machine.delivered(first.delivered[0], value: "two", now: self.now)
@@ -50,7 +52,9 @@ private typealias Entry = MutationOutbox.Entry
     var machine = self.machine()
     machine.addWaiter(7, 7, forKey: "key-1")
     #expect(machine.settling { $0.enqueued(self.entry(1), now: self.now) }.delivered.isEmpty)
-    let resumed = machine.settling { $0.resume(entries: [self.entry(1)], isOnline: false, now: self.now) }
+    let resumed = machine.settling {
+      $0.resume(entries: [self.entry(1)], isOnline: false, now: self.now)
+    }
     #expect(resumed.delivered.isEmpty)
     // NB: Online, the lane finds no mutation for the kind: its caller is told, the entry stays.
     let online = machine.settling { $0.networkChanged(isOnline: true, now: self.now) }
@@ -69,7 +73,9 @@ private typealias Entry = MutationOutbox.Entry
     _ = machine.settling { $0.enqueued(self.entry(2), now: self.now) }
 
     let removal = machine.delivered(sent, value: "done", now: self.now)
-    let failed = machine.settling { $0.written(removal.writes[0], error: DiskFull(), now: self.now) }
+    let failed = machine.settling {
+      $0.written(removal.writes[0], error: DiskFull(), now: self.now)
+    }
     // NB: The caller learns that its entry was delivered, though the storage failed.
     #expect(failed.resumed.map(\.waiters) == [[1]])
     #expect(failed.resumed.first?.outcome.deliveredValue == "done")
@@ -79,7 +85,9 @@ private typealias Entry = MutationOutbox.Entry
 
     let again = machine.settling { $0.timerFired(failed.timers[0].id, now: self.now) }
     #expect(again.writes == removal.writes)
-    let failedAgain = machine.settling { $0.written(again.writes[0], error: DiskFull(), now: self.now) }
+    let failedAgain = machine.settling {
+      $0.written(again.writes[0], error: DiskFull(), now: self.now)
+    }
     #expect(failedAgain.resumed.isEmpty)
     #expect(failedAgain.timers.map(\.delay) == [.milliseconds(200)])
 
@@ -142,9 +150,13 @@ private typealias Entry = MutationOutbox.Entry
     var machine = self.machine()
     _ = machine.settling { $0.register(kind: "k", now: self.now) }
     machine.beginEnqueue(key: "key-1")
-    let resumed = machine.settling { $0.resume(entries: [self.entry(1)], isOnline: true, now: self.now) }
+    let resumed = machine.settling {
+      $0.resume(entries: [self.entry(1)], isOnline: true, now: self.now)
+    }
     #expect(resumed.delivered.isEmpty)
-    #expect(machine.settling { $0.enqueued(self.entry(1), now: self.now) }.delivered.map(\.id) == [1])
+    #expect(
+      machine.settling { $0.enqueued(self.entry(1), now: self.now) }.delivered.map(\.id) == [1]
+    )
   }
 
   @Test func `Closing Answers Every Caller And Stops The Lanes`() {
@@ -304,7 +316,9 @@ private typealias Entry = MutationOutbox.Entry
     // entry, lane, waiter or timer it applies to (see `Harness.apply`).
     await propertyCheck(count: 500, input: Gen.int(in: 0...129).array(of: 0...120)) { events in
       var harness = Harness()
-      harness.perform(harness.machine.settling { $0.register(kind: "k", now: Date(timeIntervalSince1970: 1_000)) })
+      harness.perform(
+        harness.machine.settling { $0.register(kind: "k", now: Date(timeIntervalSince1970: 1_000)) }
+      )
       for event in events {
         harness.apply(event)
         harness.checkInvariants()

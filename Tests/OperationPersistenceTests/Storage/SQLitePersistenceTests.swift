@@ -33,8 +33,16 @@ import Testing
 
   @Test func `Writing A Key Again Replaces Its Entry`() async throws {
     let storage = try self.database.open()
-    try await storage.writeCacheEntries([self.entry("a", value: "1")], accesses: [:], bounds: .init())
-    try await storage.writeCacheEntries([self.entry("a", value: "2")], accesses: [:], bounds: .init())
+    try await storage.writeCacheEntries(
+      [self.entry("a", value: "1")],
+      accesses: [:],
+      bounds: .init()
+    )
+    try await storage.writeCacheEntries(
+      [self.entry("a", value: "2")],
+      accesses: [:],
+      bounds: .init()
+    )
     #expect(try await storage.cacheEntry(forKey: "a")?.value == Data("2".utf8))
     #expect(try await storage.cacheStatistics().entryCount == 1)
   }
@@ -89,7 +97,9 @@ import Testing
     )
     #expect(removed == 2)
     #expect(try await storage.cacheStatistics().entryCount == 1)
-    #expect(try await storage.cacheStatistics().oldestValueUpdatedAt == Date(timeIntervalSince1970: 100))
+    #expect(
+      try await storage.cacheStatistics().oldestValueUpdatedAt == Date(timeIntervalSince1970: 100)
+    )
   }
 
   @Test func `Enqueueing An Idempotency Key Twice Returns The First Entry`() async throws {
@@ -115,7 +125,7 @@ import Testing
   @Test func `Outbox Entries Keep Their Order And Changes`() async throws {
     let storage = try self.database.open()
     for index in 0..<3 {
-      try await storage.enqueueOutboxEntry(
+      _ = try await storage.enqueueOutboxEntry(
         kind: "k",
         lane: "l",
         idempotencyKey: "\(index)",
@@ -159,7 +169,7 @@ import Testing
               accesses: [:],
               bounds: .init(maxEntryCount: nil)
             )
-            try await storage.enqueueOutboxEntry(
+            _ = try await storage.enqueueOutboxEntry(
               kind: "k",
               lane: "w\(writer)",
               idempotencyKey: "w\(writer)-\(index)",
@@ -204,9 +214,13 @@ import Testing
     )
     #expect(busy == .busy(until: now.addingTimeInterval(30)))
     // NB: Other lanes are free.
-    #expect(try await self.claim(storage, lane: "other", worker: "b", at: now).entry.lane == "other")
+    #expect(
+      try await self.claim(storage, lane: "other", worker: "b", at: now).entry.lane == "other"
+    )
     try await storage.completeOutboxClaim(first)
-    #expect(try await self.claim(storage, lane: "l", worker: "b", at: now).entry.id == entries[1].id)
+    #expect(
+      try await self.claim(storage, lane: "l", worker: "b", at: now).entry.id == entries[1].id
+    )
     let none = try await storage.claimNextOutboxEntry(
       inLane: "none",
       worker: "a",
@@ -254,7 +268,12 @@ import Testing
     try await self.enqueue(1, in: storage, lane: "l")
     let start = Date(timeIntervalSince1970: 100)
     let first = try await self.claim(storage, lane: "l", worker: "a", at: start)
-    let again = try await self.claim(storage, lane: "l", worker: "a", at: start.addingTimeInterval(1))
+    let again = try await self.claim(
+      storage,
+      lane: "l",
+      worker: "a",
+      at: start.addingTimeInterval(1)
+    )
     #expect(again.generation == first.generation + 1)
   }
 
@@ -279,7 +298,9 @@ import Testing
     try await storage.failOutboxClaim(last, lastError: "rejected", at: now)
     stored = try await storage.outboxEntries()
     #expect(stored[0].status == .failed)
-    #expect(try await self.claim(storage, lane: "l", worker: "b", at: now).entry.id == entries[1].id)
+    #expect(
+      try await self.claim(storage, lane: "l", worker: "b", at: now).entry.id == entries[1].id
+    )
   }
 
   @Test func `Only A Failed Entry Is Requeued, At The End Of Its Lane, Or Removed`() async throws {
@@ -387,7 +408,9 @@ import Testing
 
   @Test func `Another Process Is Refused While This One Holds The Outbox`() async throws {
     let storage = try self.database.open()
-    try await storage.claimOutbox(owner: "process \(ProcessInfo.processInfo.processIdentifier) here")
+    try await storage.claimOutbox(
+      owner: "process \(ProcessInfo.processInfo.processIdentifier) here"
+    )
     let probe = try ProbeProcess(["claim", self.database.path])
     #expect(
       probe.readAllLines() == ["refused: process \(ProcessInfo.processInfo.processIdentifier) here"]
