@@ -635,13 +635,8 @@ extension OutboxStateMachine {
   /// The delivery of `claim`'s entry returned `value`: its removal is written.
   package mutating func delivered(_ claim: Claim, value: Value, now: Date) -> [Action] {
     let name = claim.entry.lane
-    if self.abandonedDeliveries.remove(claim.entry.id) != nil { return [] }
-    guard case .sending(let sending, let renewal, let isLost) = self.lanes[name]?.phase,
-      sending.entry.id == claim.entry.id
-    else {
-      preconditionFailure("Entry \(claim.entry.id) was delivered, but its lane was not sending it.")
-    }
-    var actions = self.endRenewal(renewal)
+    guard let (sending, ended, isLost) = self.endDelivery(of: claim) else { return [] }
+    var actions = ended
     if isLost { return actions + self.dropHead(of: name, now: now) }
     self.lanes[name]!.outcome = .delivered(value)
     let conclusion = Conclusion.delivered(sending)
@@ -659,13 +654,8 @@ extension OutboxStateMachine {
     now: Date
   ) -> [Action] {
     let name = claim.entry.lane
-    if self.abandonedDeliveries.remove(claim.entry.id) != nil { return [] }
-    guard case .sending(let sending, let renewal, let isLost) = self.lanes[name]?.phase,
-      sending.entry.id == claim.entry.id
-    else {
-      preconditionFailure("Entry \(claim.entry.id) failed, but its lane was not sending it.")
-    }
-    var actions = self.endRenewal(renewal)
+    guard let (sending, ended, isLost) = self.endDelivery(of: claim) else { return [] }
+    var actions = ended
     if isLost { return actions + self.dropHead(of: name, now: now) }
     var failed = sending
     failed.entry.lastError = String(describing: error)
@@ -797,6 +787,20 @@ extension OutboxStateMachine {
     defer { self.nextTimerID += 1 }
     self.timers[self.nextTimerID] = lane
     return self.nextTimerID
+  }
+
+  /// Ends the delivery of `claim`'s entry: the claim being sent, the cancellation of its next
+  /// renewal, and whether a renewal found it stale; `nil` for a delivery a stop abandoned.
+  private mutating func endDelivery(
+    of claim: Claim
+  ) -> (sending: Claim, actions: [Action], isLost: Bool)? {
+    if self.abandonedDeliveries.remove(claim.entry.id) != nil { return nil }
+    guard case .sending(let sending, let renewal, let isLost) = self.lanes[claim.entry.lane]?.phase,
+      sending.entry.id == claim.entry.id
+    else {
+      preconditionFailure("Entry \(claim.entry.id) ended, but its lane was not sending it.")
+    }
+    return (sending, self.endRenewal(renewal), isLost)
   }
 
   private mutating func endRenewal(_ renewal: TimerID?) -> [Action] {

@@ -305,15 +305,9 @@ public final class PersistentQueryCache: Sendable {
       self.onProblem(.storageFailed(error: String(describing: error)))
       return nil
     }
-    switch self.decoded(entry, forKey: key, decode: decode) {
-    case .loaded(let value, let updatedAt):
-      return (value, updatedAt)
-    case .none:
-      return nil
-    case .corrupt:
-      await self.removeCorruptEntry(forKey: key)
-      return nil
-    }
+    let decoded = self.decoded(entry, forKey: key, decode: decode)
+    if case .corrupt = decoded { await self.removeCorruptEntry(forKey: key) }
+    return decoded.loaded
   }
 
   /// Reads and decodes the entry for `key` at once, through `reader`: the fast path of store
@@ -330,21 +324,20 @@ public final class PersistentQueryCache: Sendable {
       self.onProblem(.storageFailed(error: String(describing: error)))
       return nil
     }
-    switch self.decoded(entry, forKey: key, decode: decode) {
-    case .loaded(let value, let updatedAt):
-      return (value, updatedAt)
-    case .none:
-      return nil
-    case .corrupt:
-      Task { await self.removeCorruptEntry(forKey: key) }
-      return nil
-    }
+    let decoded = self.decoded(entry, forKey: key, decode: decode)
+    if case .corrupt = decoded { Task { await self.removeCorruptEntry(forKey: key) } }
+    return decoded.loaded
   }
 
   private enum Decoded<Value> {
     case loaded(Value, Date)
     case none
     case corrupt
+
+    var loaded: (value: Value, updatedAt: Date)? {
+      guard case .loaded(let value, let updatedAt) = self else { return nil }
+      return (value, updatedAt)
+    }
   }
 
   /// Decodes an entry that may be loaded; records the access of a loaded one, and reports a
