@@ -192,6 +192,7 @@ enum OutboxStep {
       case .retried: "entry \(entry.id) retried"
       case .discarded: "entry \(entry.id) discarded"
       case .storageFailed(_, let error): "entry \(entry.id) could not be written: \(error)"
+      case .claimLost(_, let error): "entry \(entry.id) belongs to another worker: \(error)"
       }
     terminal.event("outbox", text)
   }
