@@ -456,7 +456,10 @@ public final class PersistentQueryCache: Sendable {
     }
     let problems =
       switch turn {
-      case .writes: await self.writeBatches()
+      // NB: The writer writes the batches of every flush, and the values it took are no longer
+      // pending: its caller's cancellation must not stop the writes (a storage's `async` write
+      // may give up when its task is cancelled), so they run on a task of their own.
+      case .writes: await Task { await self.writeBatches() }.value
       case .written(let problems): problems
       }
     if !problems.isEmpty { throw FlushError(problems: problems) }

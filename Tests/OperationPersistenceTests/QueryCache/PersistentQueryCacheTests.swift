@@ -186,6 +186,17 @@ import Testing
     #expect(await cache.load(Int.self, forKey: "a")?.value == 2)
   }
 
+  @Test func `A Flush Whose Caller Is Cancelled Still Writes The Values`() async throws {
+    let cache = try await self.cache()
+    cache.save(1, forKey: "a", updatedAt: self.clock.now())
+    let flushing = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      try await cache.flush()
+    }
+    try await flushing.value
+    #expect(try await cache.statistics().entryCount == 1)
+  }
+
   // MARK: A storage without synchronous reads
 
   @Test func `A Store On An Async-Only Storage Gets The Saved Value After It Is Created`()
