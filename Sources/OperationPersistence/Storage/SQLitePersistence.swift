@@ -15,9 +15,10 @@ import OperationSynchronization
 ///
 /// The database is opened in WAL mode, so readers never wait for the writer, and writers from
 /// other connections or processes wait up to `busyTimeout` for each other instead of failing.
-/// Every change is one transaction. Its requirements are `async` to meet the protocol, and run
-/// at once on the calling thread (SQLite is in process); a cache read also has the synchronous
-/// fast path of ``SynchronousCacheReading``.
+/// Every change is one transaction. Its `async` requirements run on GRDB's connections and
+/// suspend the caller meanwhile, without blocking its thread; a cancelled caller's transaction is
+/// rolled back whole. A cache read also has the synchronous fast path of
+/// ``SynchronousCacheReading``, which reads at once on the calling thread.
 ///
 /// Claims of outbox entries are fenced by a `generation` column, which every claim increases,
 /// and leased by `leaseOwner` and `leaseExpiresAt` columns (added to files of older versions
