@@ -40,6 +40,25 @@ extension OperationWarning {
     )
   }
 
+  /// The outbox found its claim of an entry stale: another worker claimed the entry after this
+  /// one's lease expired, or the entry is gone. The outbox stopped handling it.
+  ///
+  /// - Parameters:
+  ///   - entry: The entry.
+  ///   - error: The storage's refusal.
+  public static func outboxClaimLost(
+    entry: MutationOutbox.Entry,
+    error: MutationOutbox.StaleClaimError
+  ) -> Self {
+    Self(
+      """
+      The mutation outbox lost its claim of entry \(entry.id) ('\(entry.kind)', \
+      \(entry.idempotencyKey)): \(error) Its callers get MutationOutbox.StaleClaimError. If \
+      deliveries often outlast their lease, give the outbox a longer leaseDuration.
+      """
+    )
+  }
+
   /// A second mutation type was registered for a kind that another type already has.
   ///
   /// - Parameters:

@@ -4,7 +4,7 @@ public import Foundation
 /// endpoint or a log, next to `OperationClient.snapshot()`.
 ///
 /// ```swift
-/// let snapshot = try OperationPersistenceSnapshot(cache: cache, outbox: outbox)
+/// let snapshot = try await OperationPersistenceSnapshot(cache: cache, outbox: outbox)
 /// snapshot.outbox?.queued  // Mutations waiting for the network.
 /// ```
 public struct OperationPersistenceSnapshot: Hashable, Sendable, Codable {
@@ -46,11 +46,11 @@ public struct OperationPersistenceSnapshot: Hashable, Sendable, Codable {
   ///   - cache: The query cache, if any.
   ///   - outbox: The outbox, if any.
   /// - Throws: The storage's error.
-  public init(cache: PersistentQueryCache? = nil, outbox: MutationOutbox? = nil) throws {
-    self.cache = try cache?.statistics()
+  public init(cache: PersistentQueryCache? = nil, outbox: MutationOutbox? = nil) async throws {
+    self.cache = try await cache?.statistics()
     self.pendingCacheWrites = cache?.pendingWriteCount
     if let outbox {
-      let entries = try outbox.entries()
+      let entries = try await outbox.entries()
       self.outbox = MutationOutbox.Statistics(entries: entries)
       self.outboxEntries = entries.map {
         OutboxEntrySummary(

@@ -28,10 +28,10 @@ case "claim":
     exit(2)
   }
   do {
-    let outbox = try MutationOutbox(storage: SQLitePersistence(path: path))
+    let outbox = try await MutationOutbox(storage: SQLitePersistence(path: path))
     say("claimed \(ProcessInfo.processInfo.processIdentifier)")
     while readLine() != nil {}
-    outbox.close()
+    await outbox.close()
   } catch let error as MutationOutbox.OutboxClaimedError {
     say("refused: \(error.owner)")
     exit(3)

@@ -9,19 +9,19 @@ import Testing
 
   @Test func `A Snapshot Counts The Cache And Lists The Outbox Without Arguments`() async throws {
     let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 100))
-    let cache = try PersistentQueryCache(
+    let cache = try await PersistentQueryCache(
       storage: self.database.open(),
       maxAge: nil,
       clock: clock,
       delayer: ManualDelayer()
     )
     cache.save("a", forKey: "a", updatedAt: clock.now())
-    await cache.flush()
+    try await cache.flush()
     cache.save("b", forKey: "b", updatedAt: clock.now())
-    let outbox = try MutationOutbox(storage: try self.database.open(), clock: clock)
-    try outbox.enqueue(kind: "k", arguments: "secret", lane: "l", idempotencyKey: "key")
+    let outbox = try await MutationOutbox(storage: try self.database.open(), clock: clock)
+    try await outbox.enqueue(kind: "k", arguments: "secret", lane: "l", idempotencyKey: "key")
 
-    let snapshot = try OperationPersistenceSnapshot(cache: cache, outbox: outbox)
+    let snapshot = try await OperationPersistenceSnapshot(cache: cache, outbox: outbox)
     #expect(snapshot.cache?.entryCount == 1)
     #expect(snapshot.pendingCacheWrites == 1)
     #expect(snapshot.outbox?.queued == 1)

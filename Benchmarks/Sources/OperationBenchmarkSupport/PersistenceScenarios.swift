@@ -87,17 +87,38 @@ func makeCache(
   writer: BackgroundWriter,
   delayer: ManualDelayer
 ) throws -> PersistentQueryCache {
-  switch writer {
-  case .held:
-    try PersistentQueryCache(
-      storage: storage,
-      bounds: bounds,
-      delayer: delayer,
-      onProblem: reportProblem
-    )
-  case .defaultDelay:
-    try PersistentQueryCache(storage: storage, bounds: bounds, onProblem: reportProblem)
+  try waiting {
+    switch writer {
+    case .held:
+      try await PersistentQueryCache(
+        storage: storage,
+        bounds: bounds,
+        delayer: delayer,
+        onProblem: reportProblem
+      )
+    case .defaultDelay:
+      try await PersistentQueryCache(storage: storage, bounds: bounds, onProblem: reportProblem)
+    }
   }
+}
+
+/// Waits for `body` from synchronous set-up code, which no benchmark measures.
+func waiting<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) throws -> Value
+{
+  let done = DispatchSemaphore(value: 0)
+  let result = Mutex<Result<Value, any Error>?>(nil)
+  Task {
+    do {
+      let value = try await body()
+      result.withLock { $0 = .success(value) }
+    } catch {
+      result.withLock { $0 = .failure(error) }
+    }
+    done.signal()
+  }
+  done.wait()
+  // NB: The task set the result before it signalled.
+  return try result.withLock { $0! }.get()
 }
 
 /// A problem of the cache ends the benchmark: its figures would not mean what they say.
@@ -106,9 +127,12 @@ func makeCache(
 }
 
 /// Empties the query cache table.
-private func removeEveryEntry(from storage: any OperationPersistenceStorage) throws {
+private func removeEveryEntry(from storage: any OperationPersistenceStorage) async throws {
   // NB: Every entry has a version, and none has this one.
-  _ = try storage.removeCacheEntries(notMatching: "no entry has this version", updatedBefore: nil)
+  _ = try await storage.removeCacheEntries(
+    notMatching: "no entry has this version",
+    updatedBefore: nil
+  )
 }
 
 // MARK: - (12): hydrating 10,000 persisted stores
@@ -166,7 +190,7 @@ public final class HydrationFixture: Sendable {
       )
     }
     flushWaiting(cache)
-    let statistics = try cache.statistics()
+    let statistics = try waiting { try await cache.statistics() }
     precondition(statistics.entryCount == entryCount, "\(statistics.entryCount) entries on disk")
   }
 
@@ -342,7 +366,7 @@ public final class WriteFixture: Sendable {
   /// - Parameter phase: The phase to count with callgrind (``Callgrind/measure(_:)``), if any.
   /// - Returns: The figures.
   public func run(measuring phase: WritePhase? = nil) async throws -> WriteFigures {
-    try removeEveryEntry(from: self.storage)
+    try await removeEveryEntry(from: self.storage)
     let count = self.resultCount
 
     let plainClient = makeDefaultClient()
@@ -367,20 +391,20 @@ public final class WriteFixture: Sendable {
       }
     }
     let pending = self.cache.pendingWriteCount
-    let flush = try await self.timed(.flush, phase) { await self.cache.flush() }
+    let flush = try await self.timed(.flush, phase) { try await self.cache.flush() }
     let secondStart = ContinuousClock.now
     for store in stores {
       keep(try await store.fetch())
     }
     let second = nanoseconds(since: secondStart)
     let replacingFlush = try await self.timed(.replacingFlush, phase) {
-      await self.cache.flush()
+      try await self.cache.flush()
     }
     if let first = stores.first {
       keep(try await first.fetch())
     }
-    let singleFlush = try await self.timed(.singleFlush, phase) { await self.cache.flush() }
-    let entries = try self.cache.statistics().entryCount
+    let singleFlush = try await self.timed(.singleFlush, phase) { try await self.cache.flush() }
+    let entries = try await self.cache.statistics().entryCount
     withExtendedLifetime((plainClient, plainStores, client, stores)) {}
     return WriteFigures(
       resultCount: count,
@@ -413,12 +437,13 @@ public final class WriteFixture: Sendable {
 
 // MARK: - (14): a persisted fetch against a plain one
 
-/// A storage that forwards to another and counts the transactions of the query cache.
-final class CountingStorage: OperationPersistenceStorage {
-  let base: any OperationPersistenceStorage
+/// A storage that forwards to SQLite and counts the transactions of the query cache; it keeps
+/// SQLite's synchronous read, the fast path of store creation.
+final class CountingStorage: SynchronousCacheReading {
+  let base: SQLitePersistence
   private let counts = Mutex((transactions: 0, entries: 0))
 
-  init(base: any OperationPersistenceStorage) {
+  init(base: SQLitePersistence) {
     self.base = base
   }
 
@@ -427,32 +452,38 @@ final class CountingStorage: OperationPersistenceStorage {
     self.counts.withLock { $0 }
   }
 
-  func cacheEntry(forKey key: String) throws -> PersistedQueryEntry? {
-    try self.base.cacheEntry(forKey: key)
+  func cacheEntryNow(forKey key: String) throws -> PersistedQueryEntry? {
+    try self.base.cacheEntryNow(forKey: key)
+  }
+
+  func cacheEntry(forKey key: String) async throws -> PersistedQueryEntry? {
+    try await self.base.cacheEntry(forKey: key)
   }
 
   func writeCacheEntries(
     _ entries: [PersistedQueryEntry],
     accesses: [String: Date],
     bounds: PersistentQueryCache.Bounds
-  ) throws -> Int {
+  ) async throws -> Int {
     self.counts.withLock {
       $0.transactions += 1
       $0.entries += entries.count
     }
-    return try self.base.writeCacheEntries(entries, accesses: accesses, bounds: bounds)
+    return try await self.base.writeCacheEntries(entries, accesses: accesses, bounds: bounds)
   }
 
-  func removeCacheEntries(forKeys keys: [String]) throws {
-    try self.base.removeCacheEntries(forKeys: keys)
+  func removeCacheEntries(forKeys keys: [String]) async throws {
+    try await self.base.removeCacheEntries(forKeys: keys)
   }
 
-  func removeCacheEntries(notMatching version: String, updatedBefore date: Date?) throws -> Int {
-    try self.base.removeCacheEntries(notMatching: version, updatedBefore: date)
+  func removeCacheEntries(notMatching version: String, updatedBefore date: Date?) async throws
+    -> Int
+  {
+    try await self.base.removeCacheEntries(notMatching: version, updatedBefore: date)
   }
 
-  func cacheStatistics() throws -> PersistentQueryCache.Statistics {
-    try self.base.cacheStatistics()
+  func cacheStatistics() async throws -> PersistentQueryCache.Statistics {
+    try await self.base.cacheStatistics()
   }
 
   func enqueueOutboxEntry(
@@ -461,8 +492,8 @@ final class CountingStorage: OperationPersistenceStorage {
     idempotencyKey: String,
     arguments: Data,
     at date: Date
-  ) throws -> MutationOutbox.Entry {
-    try self.base.enqueueOutboxEntry(
+  ) async throws -> MutationOutbox.Entry {
+    try await self.base.enqueueOutboxEntry(
       kind: kind,
       lane: lane,
       idempotencyKey: idempotencyKey,
@@ -471,24 +502,64 @@ final class CountingStorage: OperationPersistenceStorage {
     )
   }
 
-  func outboxEntries() throws -> [MutationOutbox.Entry] {
-    try self.base.outboxEntries()
+  func outboxEntries() async throws -> [MutationOutbox.Entry] {
+    try await self.base.outboxEntries()
   }
 
-  func updateOutboxEntry(_ entry: MutationOutbox.Entry) throws {
-    try self.base.updateOutboxEntry(entry)
+  func requeueFailedOutboxEntry(id: Int64, at date: Date) async throws -> MutationOutbox.Entry? {
+    try await self.base.requeueFailedOutboxEntry(id: id, at: date)
   }
 
-  func removeOutboxEntry(id: Int64) throws {
-    try self.base.removeOutboxEntry(id: id)
+  func removeFailedOutboxEntry(id: Int64) async throws -> Bool {
+    try await self.base.removeFailedOutboxEntry(id: id)
   }
 
-  func claimOutbox(owner: String) throws {
-    try self.base.claimOutbox(owner: owner)
+  func claimNextOutboxEntry(
+    inLane lane: String,
+    worker: String,
+    at now: Date,
+    leaseUntil: Date
+  ) async throws -> MutationOutbox.ClaimResult {
+    try await self.base.claimNextOutboxEntry(
+      inLane: lane,
+      worker: worker,
+      at: now,
+      leaseUntil: leaseUntil
+    )
   }
 
-  func releaseOutbox() {
-    self.base.releaseOutbox()
+  func renewOutboxClaim(_ claim: MutationOutbox.Claim, until date: Date) async throws
+    -> MutationOutbox.Claim
+  {
+    try await self.base.renewOutboxClaim(claim, until: date)
+  }
+
+  func releaseOutboxClaim(
+    _ claim: MutationOutbox.Claim,
+    lastError: String?,
+    at date: Date
+  ) async throws {
+    try await self.base.releaseOutboxClaim(claim, lastError: lastError, at: date)
+  }
+
+  func completeOutboxClaim(_ claim: MutationOutbox.Claim) async throws {
+    try await self.base.completeOutboxClaim(claim)
+  }
+
+  func failOutboxClaim(
+    _ claim: MutationOutbox.Claim,
+    lastError: String,
+    at date: Date
+  ) async throws {
+    try await self.base.failOutboxClaim(claim, lastError: lastError, at: date)
+  }
+
+  func claimOutbox(owner: String) async throws {
+    try await self.base.claimOutbox(owner: owner)
+  }
+
+  func releaseOutbox() async {
+    await self.base.releaseOutbox()
   }
 }
 
@@ -496,7 +567,11 @@ final class CountingStorage: OperationPersistenceStorage {
 func flushWaiting(_ cache: PersistentQueryCache) {
   let done = DispatchSemaphore(value: 0)
   Task {
-    await cache.flush()
+    do {
+      try await cache.flush()
+    } catch {
+      fatalError("The benchmark's query cache could not flush: \(error)")
+    }
     done.signal()
   }
   done.wait()
@@ -557,7 +632,11 @@ public final class PersistedFetches: Sendable {
 
   /// Writes what the fetches saved: `cache.flush()`.
   public func flush() async {
-    await self.cache.flush()
+    do {
+      try await self.cache.flush()
+    } catch {
+      fatalError("The benchmark's query cache could not flush: \(error)")
+    }
   }
 }
 

@@ -127,13 +127,16 @@ extension MutationOutbox {
     /// A change of the entry could not be written; the change that ends an entry is written
     /// again after a delay.
     case storageFailed(Entry, error: String)
+    /// Another worker claimed the entry (or it is gone): this outbox stopped handling it, and
+    /// answered its callers with ``StaleClaimError``.
+    case claimLost(Entry, error: String)
 
     /// The entry the event is about.
     public var entry: Entry {
       switch self {
       case .enqueued(let entry), .sending(let entry), .delivered(let entry),
         .requeued(let entry), .failed(let entry), .retried(let entry), .discarded(let entry),
-        .storageFailed(let entry, _):
+        .storageFailed(let entry, _), .claimLost(let entry, _):
         entry
       }
     }
@@ -169,9 +172,121 @@ extension MutationOutbox {
     }
   }
 
-  /// The outbox was closed before the entry was delivered; the entry stays in the storage for
-  /// the next outbox.
-  public struct ClosedError: Error, Hashable, Sendable {}
+  /// The outbox was closed or shut down: a caller still waiting for its entry, whose entry
+  /// stays in the storage for the next outbox, or a new enqueue, which wrote nothing.
+  public struct ClosedError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Creates the error.
+    public init() {}
+
+    /// A description of the error.
+    public var description: String {
+      "The mutation outbox is closed: it delivers and accepts nothing more. Entries already "
+        + "written stay in the storage for the next outbox."
+    }
+  }
+
+  /// A worker's hold on one entry, from ``OperationPersistenceStorage/claimNextOutboxEntry(inLane:worker:at:leaseUntil:)``:
+  /// while its generation is the entry's, only this claim can change the entry.
+  public struct Claim: Hashable, Sendable {
+    /// The entry as the claim left it: in flight, with one more attempt.
+    public var entry: Entry
+
+    /// Who holds the claim, as ``MutationOutbox/worker``.
+    public var worker: String
+
+    /// The entry's generation that this claim set; every claim of the entry increases it.
+    public var generation: Int64
+
+    /// When the lease expires unless renewed; after it, another worker may take the entry over.
+    public var leaseExpiresAt: Date
+
+    /// Creates a claim, as an engine returns it.
+    ///
+    /// - Parameters:
+    ///   - entry: The entry, in flight.
+    ///   - worker: The worker.
+    ///   - generation: The generation the claim set.
+    ///   - leaseExpiresAt: The lease's expiry.
+    public init(entry: Entry, worker: String, generation: Int64, leaseExpiresAt: Date) {
+      self.entry = entry
+      self.worker = worker
+      self.generation = generation
+      self.leaseExpiresAt = leaseExpiresAt
+    }
+  }
+
+  /// How a claim of a lane's next entry ended.
+  public enum ClaimResult: Hashable, Sendable {
+    /// The entry is claimed.
+    case claimed(Claim)
+    /// Another worker's live lease holds the lane's next entry, until the date.
+    case busy(until: Date)
+    /// The lane has no entry that is not failed.
+    case empty
+  }
+
+  /// A change through a claim that no longer holds its entry: another worker claimed it since
+  /// (a higher generation), or it is gone. The change was not made.
+  ///
+  /// A ``MutationOutbox`` that meets it stops handling the entry: it reports it (the
+  /// `onStorageFailure` handler and ``Event/claimLost(_:error:)``), neither retries nor removes
+  /// the entry, and answers the entry's callers with this error.
+  public struct StaleClaimError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The entry's id.
+    public let entryID: Int64
+    /// The entry's idempotency key.
+    public let idempotencyKey: String
+    /// The generation of the stale claim.
+    public let claimGeneration: Int64
+    /// The entry's generation now; `nil` when the entry is gone.
+    public let currentGeneration: Int64?
+
+    /// Creates the error for `claim`.
+    ///
+    /// - Parameters:
+    ///   - claim: The stale claim.
+    ///   - currentGeneration: The entry's generation now; `nil` when it is gone.
+    public init(claim: Claim, currentGeneration: Int64?) {
+      self.entryID = claim.entry.id
+      self.idempotencyKey = claim.entry.idempotencyKey
+      self.claimGeneration = claim.generation
+      self.currentGeneration = currentGeneration
+    }
+
+    /// A description of the error.
+    public var description: String {
+      let now = self.currentGeneration.map { "is at generation \($0)" } ?? "is gone"
+      return "The claim (generation \(self.claimGeneration)) of outbox entry \(self.entryID) "
+        + "(\(self.idempotencyKey)) is stale: the entry \(now), so another worker owns it. "
+        + "This worker's change was not made; the other worker delivers the entry."
+    }
+  }
+
+  /// An entry that this outbox expected in its lane is gone from the storage: another worker
+  /// delivered it, or failed it, or something removed it. The outbox forgot it.
+  public struct EntryGoneError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The entry, as this outbox last knew it.
+    public let entry: Entry
+
+    /// A description of the error.
+    public var description: String {
+      "Outbox entry \(self.entry.id) ('\(self.entry.kind)', \(self.entry.idempotencyKey)) is "
+        + "no longer queued in the storage: another worker handled it, or it was removed."
+    }
+  }
+
+  /// ``MutationOutbox/discard(_:)`` of an entry that is not failed: it is queued, being
+  /// delivered, or gone; nothing was removed.
+  public struct EntryNotFailedError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The entry.
+    public let entry: Entry
+
+    /// A description of the error.
+    public var description: String {
+      "Outbox entry \(self.entry.id) ('\(self.entry.kind)') is not failed, so it was not "
+        + "discarded: only entries that failed for good can be discarded."
+    }
+  }
 
   /// The storage's outbox belongs to another outbox, in this process or another; see
   /// ``OperationPersistenceStorage/claimOutbox(owner:)``.

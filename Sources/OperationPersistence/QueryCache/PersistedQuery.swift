@@ -11,7 +11,9 @@ extension StatefulOperationRequest where State: Sendable, State.StateValue: Coda
   /// A store created for the operation loads the entry of its key. When there is one, the store
   /// starts with its value, dated when it was saved, and invalidated: it is stale, so it runs as
   /// soon as it is observed (when automatic running is enabled), and shows the saved value until
-  /// then. Each value the store records afterwards (fetched, yielded or set) is saved with its
+  /// then. With a storage that reads only asynchronously (one that does not adopt
+  /// ``SynchronousCacheReading``), the value arrives after the store is created, and only if the
+  /// store recorded no value meanwhile. Each value the store records afterwards (fetched, yielded or set) is saved with its
   /// update date, in the cache's next batch of writes.
   ///
   /// ```swift
@@ -146,26 +148,55 @@ public struct PersistedQueryController<State: OperationState & Sendable>: Operat
       store?.recordInstrumentEvent(.persistenceWriteFailed)
     }
     let state = controls.state
+    var loading: Task<Void, Never>?
+    /// The date of the value loaded in the background, which needs no saving.
+    let loadedDate = Lock<Date?>(nil)
     if state.valueUpdateCount == 0 {
-      if let (value, updatedAt) = cache.load(forKey: key, decode: self.decode) {
-        var context = controls.context
-        context.operationClock = TimeFreezeClock(date: updatedAt)
-        controls.yield(value, using: context)
-        controls.invalidate()
+      if let reader = cache.synchronousReader {
+        if let (value, updatedAt) = cache.loadNow(from: reader, forKey: key, decode: self.decode) {
+          var context = controls.context
+          context.operationClock = TimeFreezeClock(date: updatedAt)
+          controls.yield(value, using: context)
+          controls.invalidate()
+        }
+      } else {
+        cache.beginBackgroundLoad()
+        loading = Task { [decode] in
+          defer { cache.endBackgroundLoad() }
+          guard let (value, updatedAt) = await cache.load(forKey: key, decode: decode),
+            let store = controls.controlledStore
+          else { return }
+          // NB: The newest value wins: a value the store recorded while the entry was read stays.
+          store.withExclusiveAccess { _ in
+            guard controls.state.valueUpdateCount == 0 else { return }
+            loadedDate.withLock { $0 = updatedAt }
+            var context = controls.context
+            context.operationClock = TimeFreezeClock(date: updatedAt)
+            controls.yield(value, using: context)
+            controls.invalidate()
+          }
+        }
       }
     } else if let date = state.valueLastUpdatedAt {
       // NB: A value recorded before the lock's release (see `control(with:)`) is newer than the
       // saved one: it stays, and is saved.
       save(cache, state.currentValue, key, date, recordFailure)
     }
-    return store.observeRecordedValues { state in
+    let observation = store.observeRecordedValues { state in
       guard let date = state.valueLastUpdatedAt else { return }
+      // NB: The value loaded in the background is the saved one.
+      if state.valueUpdateCount == 1, loadedDate.withLock({ $0 }) == date { return }
       let value = state.currentValue
       // NB: The save reads the cache's clock; should the store ever call its value observers
       // with a lock held, the save waits for the lock's release.
       LibraryLocks.afterRelease {
         save(cache, value, key, date, recordFailure)
       }
+    }
+    guard let loading else { return observation }
+    return OperationSubscription {
+      loading.cancel()
+      observation.cancel()
     }
   }
 }

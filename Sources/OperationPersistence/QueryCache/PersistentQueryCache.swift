@@ -6,7 +6,7 @@ import OperationSynchronization
 /// run saved, and save each new value, with the writes batched off the path of the fetch.
 ///
 /// ```swift
-/// let cache = try PersistentQueryCache(
+/// let cache = try await PersistentQueryCache(
 ///   storage: SQLitePersistence(path: databasePath),
 ///   version: "2",  // Bump when the encoded types change: older entries are discarded.
 ///   maxAge: .seconds(24 * 60 * 60),
@@ -25,11 +25,20 @@ import OperationSynchronization
 /// recently used entries beyond ``bounds`` are removed. An entry that cannot be decoded is
 /// reported to the `onProblem` handler and removed: a corrupt entry never stops a store.
 ///
+/// ## Reads
+///
+/// A store created for a persisted operation reads its entry when it is created. With a storage
+/// that adopts ``SynchronousCacheReading`` (``SQLitePersistence`` does), the read happens at
+/// once and the store is returned with the saved value. With any other storage (a network
+/// database), the store is returned without it, the entry is read in the background, and its
+/// value is set on the store only if the store has recorded no value meanwhile: the newest
+/// value wins, so a fetch that finished first is never overwritten by an older saved value.
+///
 /// ## Writes
 ///
 /// Saving a value only records it: a background task writes every recorded value and access in
 /// one transaction, `writeDelay` after the first. ``flush()`` writes at once, for example before
-/// the app is suspended.
+/// the app is suspended or a server stops, and throws when a value could not be written.
 ///
 /// ## Keys
 ///
@@ -119,8 +128,24 @@ public final class PersistentQueryCache: Sendable {
     }
   }
 
+  /// The values that ``PersistentQueryCache/flush()`` could not write, with the problems met;
+  /// each problem was also reported to `onProblem`, and the stores keep their values.
+  public struct FlushError: Error, Sendable, CustomStringConvertible {
+    /// The problems of the batch that held the flushed values.
+    public let problems: [Problem]
+
+    /// A description of the error.
+    public var description: String {
+      "The query cache could not write every saved value: "
+        + self.problems.map(\.description).joined(separator: "; ")
+    }
+  }
+
   /// The storage of the entries.
   public let storage: any OperationPersistenceStorage
+
+  /// The storage as a synchronous reader, when it is one: the fast path of store creation.
+  let synchronousReader: (any SynchronousCacheReading)?
 
   /// The schema version of the entries; entries of another version are discarded.
   public let version: String
@@ -146,6 +171,9 @@ public final class PersistentQueryCache: Sendable {
   private let writeDelay: OperationDuration
   private let onProblem: @Sendable (Problem) -> Void
   private let pending = Lock(Pending())
+  /// The loads of stores on a storage without synchronous reads; see
+  /// `waitForBackgroundLoads()`.
+  let backgroundLoads = Lock(BackgroundLoads())
 
   private struct Pending: Sendable {
     var values = [String: PendingValue]()
@@ -158,7 +186,7 @@ public final class PersistentQueryCache: Sendable {
     var batchesStarted = 0
     var batchesFinished = 0
     /// The flushes waiting for a batch to be written: each for the first batch taken after it.
-    var flushWaiters = [(batch: Int, continuation: CheckedContinuation<Void, Never>)]()
+    var flushWaiters = [(batch: Int, continuation: CheckedContinuation<FlushTurn, Never>)]()
   }
 
   private struct PendingValue: Sendable {
@@ -167,6 +195,12 @@ public final class PersistentQueryCache: Sendable {
     let recordedAt: Date
     /// Tells the store's instruments that its value could not be written.
     let recordFailure: (@Sendable () -> Void)?
+  }
+
+  /// What a flush does: write the batches itself, or learn how the batch with its values went.
+  private enum FlushTurn: Sendable {
+    case writes
+    case written([Problem])
   }
 
   /// Opens a cache, removing the entries of other versions and those older than `maxAge`.
@@ -195,8 +229,9 @@ public final class PersistentQueryCache: Sendable {
     delayer: any OperationDelayer & Sendable = ClockDelayer(clock: ContinuousClock()),
     writeDelay: OperationDuration = .milliseconds(50),
     onProblem: @escaping @Sendable (Problem) -> Void = PersistentQueryCache.reportProblem
-  ) throws {
+  ) async throws {
     self.storage = storage
+    self.synchronousReader = storage as? any SynchronousCacheReading
     self.version = version
     self.storedVersion = "\(Self.keyFormat)/\(version)"
     self.maxAge = maxAge
@@ -205,7 +240,7 @@ public final class PersistentQueryCache: Sendable {
     self.delayer = delayer
     self.writeDelay = writeDelay
     self.onProblem = onProblem
-    _ = try storage.removeCacheEntries(
+    _ = try await storage.removeCacheEntries(
       notMatching: self.storedVersion,
       updatedBefore: self.oldestLoadableDate
     )
@@ -233,8 +268,8 @@ public final class PersistentQueryCache: Sendable {
   ///
   /// - Returns: The statistics.
   /// - Throws: The storage's error.
-  public func statistics() throws -> Statistics {
-    try self.storage.cacheStatistics()
+  public func statistics() async throws -> Statistics {
+    try await self.storage.cacheStatistics()
   }
 
   /// The number of saved values not yet written.
@@ -252,37 +287,83 @@ public final class PersistentQueryCache: Sendable {
   ///   - type: The value's type.
   ///   - key: The entry's key.
   /// - Returns: The value and the date it was last updated.
-  public func load<Value: Decodable>(_ type: Value.Type, forKey key: String) -> (
+  public func load<Value: Decodable>(_ type: Value.Type, forKey key: String) async -> (
     value: Value, updatedAt: Date
   )? {
-    self.load(forKey: key) { try JSONDecoder().decode(type, from: $0) }
+    await self.load(forKey: key) { try JSONDecoder().decode(type, from: $0) }
   }
 
+  /// Reads and decodes the entry for `key` through the storage's `async` read.
   func load<Value>(
+    forKey key: String,
+    decode: (Data) throws -> Value
+  ) async -> (value: Value, updatedAt: Date)? {
+    let entry: PersistedQueryEntry?
+    do {
+      entry = try await self.storage.cacheEntry(forKey: key)
+    } catch {
+      self.onProblem(.storageFailed(error: String(describing: error)))
+      return nil
+    }
+    let decoded = self.decoded(entry, forKey: key, decode: decode)
+    if case .corrupt = decoded { await self.removeCorruptEntry(forKey: key) }
+    return decoded.loaded
+  }
+
+  /// Reads and decodes the entry for `key` at once, through `reader`: the fast path of store
+  /// creation. A corrupt entry is removed in the background.
+  func loadNow<Value>(
+    from reader: any SynchronousCacheReading,
     forKey key: String,
     decode: (Data) throws -> Value
   ) -> (value: Value, updatedAt: Date)? {
     let entry: PersistedQueryEntry?
     do {
-      entry = try self.storage.cacheEntry(forKey: key)
+      entry = try reader.cacheEntryNow(forKey: key)
     } catch {
       self.onProblem(.storageFailed(error: String(describing: error)))
       return nil
     }
-    guard let entry, entry.version == self.storedVersion else { return nil }
-    if let oldest = self.oldestLoadableDate, entry.valueUpdatedAt < oldest { return nil }
+    let decoded = self.decoded(entry, forKey: key, decode: decode)
+    if case .corrupt = decoded { Task { await self.removeCorruptEntry(forKey: key) } }
+    return decoded.loaded
+  }
+
+  private enum Decoded<Value> {
+    case loaded(Value, Date)
+    case none
+    case corrupt
+
+    var loaded: (value: Value, updatedAt: Date)? {
+      guard case .loaded(let value, let updatedAt) = self else { return nil }
+      return (value, updatedAt)
+    }
+  }
+
+  /// Decodes an entry that may be loaded; records the access of a loaded one, and reports a
+  /// corrupt one.
+  private func decoded<Value>(
+    _ entry: PersistedQueryEntry?,
+    forKey key: String,
+    decode: (Data) throws -> Value
+  ) -> Decoded<Value> {
+    guard let entry, entry.version == self.storedVersion else { return .none }
+    if let oldest = self.oldestLoadableDate, entry.valueUpdatedAt < oldest { return .none }
     do {
       let value = try decode(entry.value)
       self.recordAccess(forKey: key)
-      return (value, entry.valueUpdatedAt)
+      return .loaded(value, entry.valueUpdatedAt)
     } catch {
       self.onProblem(.undecodableEntry(key: key, error: String(describing: error)))
-      do {
-        try self.storage.removeCacheEntries(forKeys: [key])
-      } catch {
-        self.onProblem(.storageFailed(error: String(describing: error)))
-      }
-      return nil
+      return .corrupt
+    }
+  }
+
+  private func removeCorruptEntry(forKey key: String) async {
+    do {
+      try await self.storage.removeCacheEntries(forKeys: [key])
+    } catch {
+      self.onProblem(.storageFailed(error: String(describing: error)))
     }
   }
 
@@ -336,17 +417,33 @@ public final class PersistentQueryCache: Sendable {
       if delay > .zero {
         try? await delayer.delay(for: delay)
       }
-      await self?.flush()
+      // NB: Whatever the background write could not write was reported to `onProblem`.
+      try? await self?.flush()
     }
   }
 
   /// Writes the saved values and recorded accesses now, in one transaction, and returns once
-  /// they are written (or their write failed, which is reported).
+  /// they are written; throws when some of them could not be written.
   ///
   /// Batches are written one at a time and in order: while another batch is being written, the
-  /// flush waits for it, then for the batch that holds the values saved before the flush.
-  public func flush() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+  /// flush waits for it, then for the batch that holds the values saved before the flush. Every
+  /// value saved before the call is in that batch or an earlier one.
+  ///
+  /// ```swift
+  /// // Before the process stops:
+  /// do {
+  ///   try await cache.flush()
+  /// } catch {
+  ///   logger.error("Cached values were lost: \(error)")
+  /// }
+  /// ```
+  ///
+  /// - Throws: ``FlushError`` with the problems of the batch that held the values saved before
+  ///   the call (a value that could not be encoded, a write the storage refused); each was
+  ///   also reported to `onProblem`.
+  public func flush() async throws {
+    let turn = await withCheckedContinuation {
+      (continuation: CheckedContinuation<FlushTurn, Never>) in
       let writes = self.pending.withLock { pending -> Bool in
         guard pending.isWriting else {
           pending.isWriting = true
@@ -355,14 +452,23 @@ public final class PersistentQueryCache: Sendable {
         pending.flushWaiters.append((pending.batchesStarted + 1, continuation))
         return false
       }
-      guard writes else { return }
-      self.writeBatches()
-      continuation.resume()
+      if writes { continuation.resume(returning: .writes) }
     }
+    let problems =
+      switch turn {
+      // NB: The writer writes the batches of every flush, and the values it took are no longer
+      // pending: its caller's cancellation must not stop the writes (a storage's `async` write
+      // may give up when its task is cancelled), so they run on a task of their own.
+      case .writes: await Task { await self.writeBatches() }.value
+      case .written(let problems): problems
+      }
+    if !problems.isEmpty { throw FlushError(problems: problems) }
   }
 
-  /// Writes batches until no flush waits for one; called by the one caller that writes.
-  private func writeBatches() {
+  /// Writes batches until no flush waits for one; called by the one caller that writes. Returns
+  /// the problems of the first batch, which holds the caller's values.
+  private func writeBatches() async -> [Problem] {
+    var first: [Problem]?
     while true {
       let (values, accesses, batch) = self.pending.withLock { pending in
         defer {
@@ -374,7 +480,8 @@ public final class PersistentQueryCache: Sendable {
         return (pending.values, pending.accesses, pending.batchesStarted + 1)
       }
       // NB: `onProblem` and the instruments are the app's code; they run with no lock held.
-      let (problems, failures) = self.write(values, accesses)
+      let (problems, failures) = await self.write(values, accesses)
+      first = first ?? problems
       for problem in problems {
         self.onProblem(problem)
       }
@@ -383,7 +490,7 @@ public final class PersistentQueryCache: Sendable {
       }
       let (written, isDone) = self.pending.withLock { pending in
         pending.batchesFinished = batch
-        var written = [CheckedContinuation<Void, Never>]()
+        var written = [CheckedContinuation<FlushTurn, Never>]()
         pending.flushWaiters.removeAll { waiter in
           guard waiter.batch <= batch else { return false }
           written.append(waiter.continuation)
@@ -394,9 +501,9 @@ public final class PersistentQueryCache: Sendable {
         return (written, isDone)
       }
       for continuation in written {
-        continuation.resume()
+        continuation.resume(returning: .written(problems))
       }
-      if isDone { return }
+      if isDone { return first ?? [] }
     }
   }
 
@@ -405,7 +512,7 @@ public final class PersistentQueryCache: Sendable {
   private func write(
     _ values: [String: PendingValue],
     _ accesses: [String: Date]
-  ) -> ([Problem], [@Sendable () -> Void]) {
+  ) async -> ([Problem], [@Sendable () -> Void]) {
     guard !values.isEmpty || !accesses.isEmpty else { return ([], []) }
     var problems = [Problem]()
     var failures = [@Sendable () -> Void]()
@@ -432,7 +539,7 @@ public final class PersistentQueryCache: Sendable {
       }
     }
     do {
-      try self.storage.writeCacheEntries(entries, accesses: accesses, bounds: self.bounds)
+      try await self.storage.writeCacheEntries(entries, accesses: accesses, bounds: self.bounds)
     } catch {
       problems.append(.storageFailed(error: String(describing: error)))
       failures.append(contentsOf: written.compactMap(\.recordFailure))

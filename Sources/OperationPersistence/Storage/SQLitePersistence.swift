@@ -15,7 +15,14 @@ import OperationSynchronization
 ///
 /// The database is opened in WAL mode, so readers never wait for the writer, and writers from
 /// other connections or processes wait up to `busyTimeout` for each other instead of failing.
-/// Every change is one transaction.
+/// Every change is one transaction. Its `async` requirements run on GRDB's connections and
+/// suspend the caller meanwhile, without blocking its thread; a cancelled caller's transaction is
+/// rolled back whole. A cache read also has the synchronous fast path of
+/// ``SynchronousCacheReading``, which reads at once on the calling thread.
+///
+/// Claims of outbox entries are fenced by a `generation` column, which every claim increases,
+/// and leased by `leaseOwner` and `leaseExpiresAt` columns (added to files of older versions
+/// when they are opened, keeping their rows).
 ///
 /// The outbox is claimed with an exclusive `flock(2)` lock on a file beside the database
 /// (`<path>-outbox.lock`), which holds the owner's description: the kernel ends the claim when
@@ -26,7 +33,7 @@ import OperationSynchronization
 ///   path: URL.applicationSupportDirectory.appending(path: "operations.sqlite").path
 /// )
 /// ```
-public final class SQLitePersistence: OperationPersistenceStorage {
+public final class SQLitePersistence: OperationPersistenceStorage, SynchronousCacheReading {
   private let pool: DatabasePool
 
   /// The descriptor of the outbox's lock file while this storage claims it.
@@ -78,13 +85,30 @@ public final class SQLitePersistence: OperationPersistenceStorage {
           """
       )
     }
+    // NB: Claims of entries (issue 27): the generation that fences them and the lease. Rows of
+    // older files keep their values, with generation 0 and no lease.
+    migrator.registerMigration("v2-claims") { db in
+      try db.execute(
+        sql: """
+          ALTER TABLE outbox ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+          ALTER TABLE outbox ADD COLUMN leaseOwner TEXT;
+          ALTER TABLE outbox ADD COLUMN leaseExpiresAt DOUBLE;
+          CREATE INDEX outboxByLane ON outbox(lane, id);
+          """
+      )
+    }
     return migrator
   }
 
   // MARK: Query cache
 
   /// The cache entry for `key`, if there is one.
-  public func cacheEntry(forKey key: String) throws -> PersistedQueryEntry? {
+  public func cacheEntry(forKey key: String) async throws -> PersistedQueryEntry? {
+    try self.cacheEntryNow(forKey: key)
+  }
+
+  /// The cache entry for `key`, if there is one, read at once.
+  public func cacheEntryNow(forKey key: String) throws -> PersistedQueryEntry? {
     try self.pool.read { db in
       let select = try db.cachedStatement(sql: "SELECT * FROM queryCache WHERE key = ?")
       return try Row.fetchOne(select, arguments: [key]).map(Self.cacheEntry(from:))
@@ -97,8 +121,8 @@ public final class SQLitePersistence: OperationPersistenceStorage {
     _ entries: [PersistedQueryEntry],
     accesses: [String: Date],
     bounds: PersistentQueryCache.Bounds
-  ) throws -> Int {
-    try self.pool.write { db in
+  ) async throws -> Int {
+    try await self.pool.write { db in
       let upsert = try db.cachedStatement(
         sql: """
           INSERT OR REPLACE INTO queryCache (key, version, value, valueUpdatedAt, lastAccessedAt)
@@ -154,9 +178,9 @@ public final class SQLitePersistence: OperationPersistenceStorage {
   }
 
   /// Removes the entries with the given keys.
-  public func removeCacheEntries(forKeys keys: [String]) throws {
+  public func removeCacheEntries(forKeys keys: [String]) async throws {
     guard !keys.isEmpty else { return }
-    try self.pool.write { db in
+    try await self.pool.write { db in
       let delete = try db.cachedStatement(sql: "DELETE FROM queryCache WHERE key = ?")
       for key in keys {
         try delete.execute(arguments: [key])
@@ -165,10 +189,10 @@ public final class SQLitePersistence: OperationPersistenceStorage {
   }
 
   /// Removes entries of other versions and entries updated before `date`.
-  public func removeCacheEntries(notMatching version: String, updatedBefore date: Date?) throws
-    -> Int
+  public func removeCacheEntries(notMatching version: String, updatedBefore date: Date?)
+    async throws -> Int
   {
-    try self.pool.write { db in
+    try await self.pool.write { db in
       try db.execute(
         sql: "DELETE FROM queryCache WHERE version != ? OR valueUpdatedAt < ?",
         arguments: [version, date?.timeIntervalSince1970 ?? -Double.infinity]
@@ -178,8 +202,8 @@ public final class SQLitePersistence: OperationPersistenceStorage {
   }
 
   /// The number of entries, their total size and the oldest update.
-  public func cacheStatistics() throws -> PersistentQueryCache.Statistics {
-    try self.pool.read { db in
+  public func cacheStatistics() async throws -> PersistentQueryCache.Statistics {
+    try await self.pool.read { db in
       let row = try Row.fetchOne(
         db,
         sql: """
@@ -215,8 +239,8 @@ public final class SQLitePersistence: OperationPersistenceStorage {
     idempotencyKey: String,
     arguments: Data,
     at date: Date
-  ) throws -> MutationOutbox.Entry {
-    try self.pool.write { db in
+  ) async throws -> MutationOutbox.Entry {
+    try await self.pool.write { db in
       let time = date.timeIntervalSince1970
       try db.execute(
         sql: """
@@ -236,32 +260,175 @@ public final class SQLitePersistence: OperationPersistenceStorage {
     }
   }
 
-  /// Every outbox entry, oldest first.
-  public func outboxEntries() throws -> [MutationOutbox.Entry] {
-    try self.pool.read { db in
+  /// Every outbox entry, in id order.
+  public func outboxEntries() async throws -> [MutationOutbox.Entry] {
+    try await self.pool.read { db in
       try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY id").map(Self.outboxEntry(from:))
     }
   }
 
-  /// Replaces the stored entry with the same id.
-  public func updateOutboxEntry(_ entry: MutationOutbox.Entry) throws {
-    try self.pool.write { db in
+  /// Replaces a failed entry with a queued one at the end of its lane.
+  public func requeueFailedOutboxEntry(id: Int64, at date: Date) async throws
+    -> MutationOutbox.Entry?
+  {
+    try await self.pool.write { db in
+      guard
+        let row = try Row.fetchOne(
+          db,
+          sql: "SELECT * FROM outbox WHERE id = ? AND status = 'failed'",
+          arguments: [id]
+        )
+      else { return nil }
+      try db.execute(sql: "DELETE FROM outbox WHERE id = ?", arguments: [id])
+      let generation: Int64 = row["generation"]
       try db.execute(
         sql: """
-          UPDATE outbox SET status = ?, attempts = ?, lastError = ?, updatedAt = ? WHERE id = ?
+          INSERT INTO outbox (kind, lane, idempotencyKey, arguments, status, attempts, lastError,
+            enqueuedAt, updatedAt, generation)
+          VALUES (?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?)
           """,
         arguments: [
-          entry.status.rawValue, entry.attempts, entry.lastError,
-          entry.updatedAt.timeIntervalSince1970, entry.id,
+          row["kind"], row["lane"], row["idempotencyKey"], row["arguments"], row["lastError"],
+          row["enqueuedAt"], date.timeIntervalSince1970, generation,
         ]
+      )
+      let inserted = try Row.fetchOne(
+        db,
+        sql: "SELECT * FROM outbox WHERE id = ?",
+        arguments: [db.lastInsertedRowID]
+      )
+      // NB: The row was inserted in this transaction.
+      return Self.outboxEntry(from: inserted!)
+    }
+  }
+
+  /// Removes the failed entry with `id`.
+  public func removeFailedOutboxEntry(id: Int64) async throws -> Bool {
+    try await self.pool.write { db in
+      try db.execute(
+        sql: "DELETE FROM outbox WHERE id = ? AND status = 'failed'",
+        arguments: [id]
+      )
+      return db.changesCount > 0
+    }
+  }
+
+  // MARK: Claims
+
+  /// Claims the lane's next entry, in one transaction.
+  public func claimNextOutboxEntry(
+    inLane lane: String,
+    worker: String,
+    at now: Date,
+    leaseUntil: Date
+  ) async throws -> MutationOutbox.ClaimResult {
+    try await self.pool.write { db in
+      let next = try db.cachedStatement(
+        sql: "SELECT * FROM outbox WHERE lane = ? AND status != 'failed' ORDER BY id LIMIT 1"
+      )
+      guard let row = try Row.fetchOne(next, arguments: [lane]) else { return .empty }
+      let owner: String? = row["leaseOwner"]
+      let expiry: Double? = row["leaseExpiresAt"]
+      if let owner, let expiry, owner != worker, expiry > now.timeIntervalSince1970 {
+        return .busy(until: Date(timeIntervalSince1970: expiry))
+      }
+      let id: Int64 = row["id"]
+      let claim = try db.cachedStatement(
+        sql: """
+          UPDATE outbox SET status = 'inFlight', attempts = attempts + 1,
+            generation = generation + 1, leaseOwner = ?, leaseExpiresAt = ?, updatedAt = ?
+          WHERE id = ?
+          """
+      )
+      try claim.execute(arguments: [
+        worker, leaseUntil.timeIntervalSince1970, now.timeIntervalSince1970, id,
+      ])
+      // NB: The row is there: this transaction read it.
+      let claimed = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id])!
+      return .claimed(
+        MutationOutbox.Claim(
+          entry: Self.outboxEntry(from: claimed),
+          worker: worker,
+          generation: claimed["generation"],
+          leaseExpiresAt: leaseUntil
+        )
       )
     }
   }
 
-  /// Removes the entry with `id`.
-  public func removeOutboxEntry(id: Int64) throws {
-    try self.pool.write { db in
-      try db.execute(sql: "DELETE FROM outbox WHERE id = ?", arguments: [id])
+  /// Extends the claim's lease, when its generation is the entry's.
+  public func renewOutboxClaim(_ claim: MutationOutbox.Claim, until date: Date) async throws
+    -> MutationOutbox.Claim
+  {
+    try await self.fenced(
+      claim,
+      sql: "UPDATE outbox SET leaseExpiresAt = ? WHERE id = ? AND generation = ?",
+      arguments: [date.timeIntervalSince1970]
+    )
+    var renewed = claim
+    renewed.leaseExpiresAt = date
+    return renewed
+  }
+
+  /// Requeues the claimed entry with its error, when the claim's generation is the entry's.
+  public func releaseOutboxClaim(
+    _ claim: MutationOutbox.Claim,
+    lastError: String?,
+    at date: Date
+  ) async throws {
+    try await self.fenced(
+      claim,
+      sql: """
+        UPDATE outbox SET status = 'queued', lastError = COALESCE(?, lastError), updatedAt = ?,
+          leaseOwner = NULL,
+          leaseExpiresAt = NULL
+        WHERE id = ? AND generation = ?
+        """,
+      arguments: [lastError, date.timeIntervalSince1970]
+    )
+  }
+
+  /// Removes the claimed entry, when the claim's generation is the entry's.
+  public func completeOutboxClaim(_ claim: MutationOutbox.Claim) async throws {
+    try await self.fenced(claim, sql: "DELETE FROM outbox WHERE id = ? AND generation = ?")
+  }
+
+  /// Ends the claimed entry as failed, when the claim's generation is the entry's.
+  public func failOutboxClaim(
+    _ claim: MutationOutbox.Claim,
+    lastError: String,
+    at date: Date
+  ) async throws {
+    try await self.fenced(
+      claim,
+      sql: """
+        UPDATE outbox SET status = 'failed', lastError = ?, updatedAt = ?, leaseOwner = NULL,
+          leaseExpiresAt = NULL
+        WHERE id = ? AND generation = ?
+        """,
+      arguments: [lastError, date.timeIntervalSince1970]
+    )
+  }
+
+  /// Runs `sql`, whose last two arguments are the claim's entry id and generation, in one
+  /// transaction; throws ``MutationOutbox/StaleClaimError`` when it changed no row.
+  private func fenced(
+    _ claim: MutationOutbox.Claim,
+    sql: String,
+    arguments: StatementArguments = []
+  ) async throws {
+    try await self.pool.write { db in
+      try db.execute(
+        sql: sql,
+        arguments: arguments + [claim.entry.id, claim.generation]
+      )
+      guard db.changesCount == 0 else { return }
+      let current = try Int64.fetchOne(
+        db,
+        sql: "SELECT generation FROM outbox WHERE id = ?",
+        arguments: [claim.entry.id]
+      )
+      throw MutationOutbox.StaleClaimError(claim: claim, currentGeneration: current)
     }
   }
 
@@ -270,8 +437,28 @@ public final class SQLitePersistence: OperationPersistenceStorage {
     self.path + "-outbox.lock"
   }
 
-  /// Claims the outbox with an exclusive lock on ``outboxLockPath``, and writes `owner` in it.
-  public func claimOutbox(owner: String) throws {
+  /// Claims the outbox with an exclusive lock on ``outboxLockPath``, writes `owner` in it, and
+  /// ends every lease of an entry: while the lock is held no other outbox of this host can
+  /// deliver the file's entries, so the leases left are those of outboxes that ended (a crash
+  /// included), and their entries are delivered again at once.
+  public func claimOutbox(owner: String) async throws {
+    try self.lockOutbox(owner: owner)
+    do {
+      try await self.pool.write { db in
+        try db.execute(
+          sql: """
+            UPDATE outbox SET leaseOwner = NULL, leaseExpiresAt = NULL
+            WHERE leaseExpiresAt IS NOT NULL
+            """
+        )
+      }
+    } catch {
+      self.unlockOutbox()
+      throw error
+    }
+  }
+
+  private func lockOutbox(owner: String) throws {
     try self.outboxLock.withLock { descriptor in
       guard descriptor == nil else {
         throw MutationOutbox.OutboxClaimedError(
@@ -300,7 +487,11 @@ public final class SQLitePersistence: OperationPersistenceStorage {
   }
 
   /// Releases the lock on ``outboxLockPath``.
-  public func releaseOutbox() {
+  public func releaseOutbox() async {
+    self.unlockOutbox()
+  }
+
+  private func unlockOutbox() {
     guard
       let file = self.outboxLock.withLock({ descriptor in
         defer { descriptor = nil }
@@ -313,7 +504,7 @@ public final class SQLitePersistence: OperationPersistenceStorage {
   }
 
   deinit {
-    self.releaseOutbox()
+    self.unlockOutbox()
   }
 
   private static func readOwner(at path: String) -> String? {

@@ -3,11 +3,12 @@ import OperationPersistence
 import Synchronization
 
 /// A storage on a real SQLite file that fails the operations it is told to, on cue, as a full
-/// disk would.
-final class FailingStorage: OperationPersistenceStorage {
+/// disk would; and, when it `sharesOutbox`, lets several outboxes deliver the file's entries at
+/// once, each a worker of its own, as a database that a fleet shares does.
+final class FailingStorage: ForwardingStorage, SynchronousCacheReading {
   /// The operations that can fail.
   enum Operation: Hashable, Sendable {
-    case writeCache, enqueue, update, remove
+    case writeCache, enqueue, claim, release, remove, fail
   }
 
   /// The error of a failed operation.
@@ -16,10 +17,13 @@ final class FailingStorage: OperationPersistenceStorage {
   }
 
   let base: SQLitePersistence
+  /// Whether outboxes share the storage, relying on claims of entries alone.
+  let sharesOutbox: Bool
   private let failures = Mutex([Operation: Int]())
 
-  init(base: SQLitePersistence) {
+  init(base: SQLitePersistence, sharesOutbox: Bool = false) {
     self.base = base
+    self.sharesOutbox = sharesOutbox
   }
 
   /// Fails the next `count` calls of `operation` (`Int.max` for every call until ``heal()``).
@@ -41,29 +45,17 @@ final class FailingStorage: OperationPersistenceStorage {
     if fails { throw DiskFull() }
   }
 
-  func cacheEntry(forKey key: String) throws -> PersistedQueryEntry? {
-    try self.base.cacheEntry(forKey: key)
+  func cacheEntryNow(forKey key: String) throws -> PersistedQueryEntry? {
+    try self.base.cacheEntryNow(forKey: key)
   }
 
   func writeCacheEntries(
     _ entries: [PersistedQueryEntry],
     accesses: [String: Date],
     bounds: PersistentQueryCache.Bounds
-  ) throws -> Int {
+  ) async throws -> Int {
     try self.check(.writeCache)
-    return try self.base.writeCacheEntries(entries, accesses: accesses, bounds: bounds)
-  }
-
-  func removeCacheEntries(forKeys keys: [String]) throws {
-    try self.base.removeCacheEntries(forKeys: keys)
-  }
-
-  func removeCacheEntries(notMatching version: String, updatedBefore date: Date?) throws -> Int {
-    try self.base.removeCacheEntries(notMatching: version, updatedBefore: date)
-  }
-
-  func cacheStatistics() throws -> PersistentQueryCache.Statistics {
-    try self.base.cacheStatistics()
+    return try await self.base.writeCacheEntries(entries, accesses: accesses, bounds: bounds)
   }
 
   func enqueueOutboxEntry(
@@ -72,9 +64,9 @@ final class FailingStorage: OperationPersistenceStorage {
     idempotencyKey: String,
     arguments: Data,
     at date: Date
-  ) throws -> MutationOutbox.Entry {
+  ) async throws -> MutationOutbox.Entry {
     try self.check(.enqueue)
-    return try self.base.enqueueOutboxEntry(
+    return try await self.base.enqueueOutboxEntry(
       kind: kind,
       lane: lane,
       idempotencyKey: idempotencyKey,
@@ -83,25 +75,51 @@ final class FailingStorage: OperationPersistenceStorage {
     )
   }
 
-  func outboxEntries() throws -> [MutationOutbox.Entry] {
-    try self.base.outboxEntries()
+  func claimNextOutboxEntry(
+    inLane lane: String,
+    worker: String,
+    at now: Date,
+    leaseUntil: Date
+  ) async throws -> MutationOutbox.ClaimResult {
+    try self.check(.claim)
+    return try await self.base.claimNextOutboxEntry(
+      inLane: lane,
+      worker: worker,
+      at: now,
+      leaseUntil: leaseUntil
+    )
   }
 
-  func updateOutboxEntry(_ entry: MutationOutbox.Entry) throws {
-    try self.check(.update)
-    try self.base.updateOutboxEntry(entry)
+  func releaseOutboxClaim(
+    _ claim: MutationOutbox.Claim,
+    lastError: String?,
+    at date: Date
+  ) async throws {
+    try self.check(.release)
+    try await self.base.releaseOutboxClaim(claim, lastError: lastError, at: date)
   }
 
-  func removeOutboxEntry(id: Int64) throws {
+  func completeOutboxClaim(_ claim: MutationOutbox.Claim) async throws {
     try self.check(.remove)
-    try self.base.removeOutboxEntry(id: id)
+    try await self.base.completeOutboxClaim(claim)
   }
 
-  func claimOutbox(owner: String) throws {
-    try self.base.claimOutbox(owner: owner)
+  func failOutboxClaim(
+    _ claim: MutationOutbox.Claim,
+    lastError: String,
+    at date: Date
+  ) async throws {
+    try self.check(.fail)
+    try await self.base.failOutboxClaim(claim, lastError: lastError, at: date)
   }
 
-  func releaseOutbox() {
-    self.base.releaseOutbox()
+  func claimOutbox(owner: String) async throws {
+    guard !self.sharesOutbox else { return }
+    try await self.base.claimOutbox(owner: owner)
+  }
+
+  func releaseOutbox() async {
+    guard !self.sharesOutbox else { return }
+    await self.base.releaseOutbox()
   }
 }

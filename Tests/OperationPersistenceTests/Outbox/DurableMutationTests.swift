@@ -9,7 +9,7 @@ import Testing
   @Test func `A Kind Registered For Another Mutation Type Is Refused, Never Delivered`()
     async throws
   {
-    let outbox = try MutationOutbox(storage: try self.database.open())
+    let outbox = try await MutationOutbox(storage: try self.database.open())
     let first = Echo(prefix: "first").durable(in: outbox, kind: "echo")
     // NB: On the old outbox the second registration replaced the first, and the delivery of an
     // entry by a mutation of another value type trapped on a forced cast.
@@ -19,7 +19,7 @@ import Testing
     } matching: { issue in
       issue.description.contains("The outbox kind 'echo' is registered for")
     }
-    try outbox.resume()
+    try await outbox.resume()
     let client = OperationClient()
 
     let error = await #expect(throws: MutationOutbox.KindConflictError.self) {
@@ -27,15 +27,15 @@ import Testing
     }
     #expect(error?.kind == "echo")
     #expect(error?.mutationType.hasSuffix("Count") == true)
-    #expect(try outbox.entries().isEmpty)
+    #expect(try await outbox.entries().isEmpty)
     #expect(try await client.store(for: first).mutate(with: "y") == "first y")
   }
 
   @Test func `Registering A Kind Again With The Same Type Replaces The Mutation`() async throws {
-    let outbox = try MutationOutbox(storage: try self.database.open())
+    let outbox = try await MutationOutbox(storage: try self.database.open())
     _ = Echo(prefix: "old").durable(in: outbox, kind: "echo")
     let echo = Echo(prefix: "new").durable(in: outbox, kind: "echo")
-    try outbox.resume()
+    try await outbox.resume()
     #expect(try await OperationClient().store(for: echo).mutate(with: "z") == "new z")
   }
 }

@@ -10,8 +10,8 @@ import Testing
   private let database = TemporaryDatabase()
   private let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 1_000))
 
-  private func cache(problems: Recorder<String> = Recorder()) throws -> PersistentQueryCache {
-    try PersistentQueryCache(
+  private func cache(problems: Recorder<String> = Recorder()) async throws -> PersistentQueryCache {
+    try await PersistentQueryCache(
       storage: self.database.open(),
       maxAge: nil,
       clock: self.clock,
@@ -27,13 +27,13 @@ import Testing
   }
 
   @Test func `A Fetched Value Is Saved And The Next Launch Starts From It, Stale`() async throws {
-    let cache = try self.cache()
+    let cache = try await self.cache()
     let first = self.client().store(for: Feed(value: ["a", "b"]).persisted(in: cache))
     try await first.fetch()
-    await cache.flush()
+    try await cache.flush()
 
     self.clock.advance(by: 60)
-    let next = self.client().store(for: Feed(value: ["c"]).persisted(in: try self.cache()))
+    let next = self.client().store(for: Feed(value: ["c"]).persisted(in: try await self.cache()))
     #expect(next.currentValue == ["a", "b"])
     #expect(next.valueLastUpdatedAt == Date(timeIntervalSince1970: 1_000))
     #expect(next.isInvalidated)
@@ -47,10 +47,10 @@ import Testing
   @Test func `A Persisted Store Runs When Observed And Shows The Saved Value Until Then`()
     async throws
   {
-    let cache = try self.cache()
+    let cache = try await self.cache()
     let key = try PersistentQueryCache.key(for: Feed.path, operationType: GatedFeed.self)
     cache.save(["saved"], forKey: key, updatedAt: .now)
-    await cache.flush()
+    try await cache.flush()
     let query = GatedFeed()
     let store = self.client().store(for: query.persisted(in: cache))
     let subscription = store.subscribe { _ in }
@@ -62,51 +62,51 @@ import Testing
     subscription.cancel()
   }
 
-  @Test func `Persisting Does Not Count As A Subscriber`() throws {
-    let store = self.client().store(for: Feed(value: []).persisted(in: try self.cache()))
+  @Test func `Persisting Does Not Count As A Subscriber`() async throws {
+    let store = self.client().store(for: Feed(value: []).persisted(in: try await self.cache()))
     #expect(store.subscriberCount == 0)
     #expect(!store.isLoading)
   }
 
   @Test func `A Value Set On The Store Is Saved Too`() async throws {
-    let cache = try self.cache()
+    let cache = try await self.cache()
     let store = self.client().store(for: Feed(value: []).persisted(in: cache, key: "feed"))
     store.currentValue = ["set"]
-    await cache.flush()
-    #expect(cache.load([String]?.self, forKey: "feed")?.value == ["set"])
+    try await cache.flush()
+    #expect(await cache.load([String]?.self, forKey: "feed")?.value == ["set"])
   }
 
   @Test func `A Corrupt Entry Leaves The Store Empty And Is Reported`() async throws {
     let problems = Recorder<String>()
-    let cache = try self.cache(problems: problems)
+    let cache = try await self.cache(problems: problems)
     cache.save(42, forKey: "feed", updatedAt: .now)
-    await cache.flush()
+    try await cache.flush()
     let store = self.client().store(for: Feed(value: []).persisted(in: cache, key: "feed"))
     #expect(store.currentValue == nil)
     #expect(problems.values.count == 1)
   }
 
   @Test func `The Persisting Store Creator Persists Codable Values Only`() async throws {
-    let cache = try self.cache()
+    let cache = try await self.cache()
     let client = OperationClient(
       storeCreator: PersistingStoreCreator(cache: cache, base: .defaultTesting)
     )
     try await client.store(for: Feed(value: ["x"])).fetch()
     try await client.store(for: Opaque()).fetch()
-    await cache.flush()
-    #expect(try cache.statistics().entryCount == 1)
+    try await cache.flush()
+    #expect(try await cache.statistics().entryCount == 1)
     let key = try PersistentQueryCache.key(for: Feed.path, operationType: Feed.self)
-    #expect(cache.load([String]?.self, forKey: key) != nil)
+    #expect(await cache.load([String]?.self, forKey: key) != nil)
   }
 
   @Test func `A Value Is Never Loaded By Another Operation Type With An Equal Path`()
     async throws
   {
-    let cache = try self.cache()
+    let cache = try await self.cache()
     try await self.client().store(for: Feed(value: ["feed"]).persisted(in: cache)).fetch()
-    await cache.flush()
+    try await cache.flush()
 
-    let other = self.client().store(for: GatedFeed().persisted(in: try self.cache()))
+    let other = self.client().store(for: GatedFeed().persisted(in: try await self.cache()))
     #expect(other.currentValue == nil)
     let same = self.client().store(for: Feed(value: []).retry(limit: 2).persisted(in: cache))
     #expect(same.currentValue == ["feed"])
@@ -114,11 +114,11 @@ import Testing
 
   @Test func `A Path Without A Stable Key Is Reported And Not Persisted`() async throws {
     let problems = Recorder<String>()
-    let cache = try self.cache(problems: problems)
+    let cache = try await self.cache(problems: problems)
     let store = self.client().store(for: ByReference(reference: Reference()).persisted(in: cache))
     store.currentValue = "value"
-    await cache.flush()
-    #expect(try cache.statistics().entryCount == 0)
+    try await cache.flush()
+    #expect(try await cache.statistics().entryCount == 0)
     #expect(problems.values.count == 1)
     #expect(problems.values.first?.contains("Reference") == true)
     #expect(problems.values.first?.contains("is a class") == true)
@@ -127,14 +127,14 @@ import Testing
       for: ByReference(reference: Reference()).persisted(in: cache, key: "by-reference")
     )
     keyed.currentValue = "keyed"
-    await cache.flush()
-    #expect(cache.load(String?.self, forKey: "by-reference")?.value == "keyed")
+    try await cache.flush()
+    #expect(await cache.load(String?.self, forKey: "by-reference")?.value == "keyed")
   }
 
   @Test func `A Failed Write Is Reported And Counted By The Store's Instruments`() async throws {
     let storage = FailingStorage(base: try self.database.open())
     let problems = Recorder<String>()
-    let cache = try PersistentQueryCache(
+    let cache = try await PersistentQueryCache(
       storage: storage,
       maxAge: nil,
       clock: self.clock,
@@ -150,16 +150,16 @@ import Testing
 
     storage.fail(.writeCache, times: 1)
     store.currentValue = ["lost"]
-    await cache.flush()
+    await #expect(throws: PersistentQueryCache.FlushError.self) { try await cache.flush() }
     #expect(
       problems.values == ["The query cache could not be written: \(FailingStorage.DiskFull())"]
     )
     #expect(instrument.events == ["persistenceWriteFailed [\"feed\"]"])
-    #expect(try cache.statistics().entryCount == 0)
+    #expect(try await cache.statistics().entryCount == 0)
 
     store.currentValue = ["kept"]
-    await cache.flush()
-    #expect(try cache.statistics().entryCount == 1)
+    try await cache.flush()
+    #expect(try await cache.statistics().entryCount == 1)
     #expect(instrument.events.count == 1)
   }
 
@@ -167,7 +167,7 @@ import Testing
     async throws
   {
     let problems = Recorder<String>()
-    let cache = try self.cache(problems: problems)
+    let cache = try await self.cache(problems: problems)
     let instrument = EventRecorder()
     var context = OperationContext()
     context.operationInstruments = [instrument]
@@ -176,16 +176,16 @@ import Testing
     let feed = client.store(for: Feed(value: []).persisted(in: cache))
     ratio.currentValue = .nan
     feed.currentValue = ["fine"]
-    await cache.flush()
+    await #expect(throws: PersistentQueryCache.FlushError.self) { try await cache.flush() }
     #expect(problems.values.count == 1)
     #expect(problems.values.first?.contains("could not be encoded") == true)
     #expect(instrument.events == ["persistenceWriteFailed [\"ratio\"]"])
-    #expect(try cache.statistics().entryCount == 1)
+    #expect(try await cache.statistics().entryCount == 1)
   }
 
   @Test func `The Cache's Clock Is Never Read Under A Library Lock`() async throws {
     let clock = LockCheckingClock(base: self.clock)
-    let cache = try PersistentQueryCache(
+    let cache = try await PersistentQueryCache(
       storage: self.database.open(),
       maxAge: nil,
       clock: clock,
@@ -198,7 +198,7 @@ import Testing
     // NB: The closures of `withExclusiveAccess` and `withStores` are the caller's own code under
     // the lock; what they do to a persisted store must still not run the cache's clock there.
     store.withExclusiveAccess { $0.currentValue = ["set under the store's lock"] }
-    await cache.flush()
+    try await cache.flush()
     #expect(clock.readings.count >= 3)
     #expect(clock.readings.allSatisfy { !$0 }, "saving")
     let savingReadings = clock.readings.count
@@ -213,7 +213,7 @@ import Testing
       return store
     }
     #expect(changed.currentValue == ["set under the client's lock"])
-    await cache.flush()
+    try await cache.flush()
     #expect(clock.readings.count >= savingReadings + 2)
     #expect(clock.readings.allSatisfy { !$0 }, "loading and saving in the client's lock")
     let next = client.withStores(matching: Feed.path) { _, createStore in
@@ -223,7 +223,7 @@ import Testing
   }
 
   @Test func `The Default Problem Handler Reports An Issue`() async throws {
-    let cache = try PersistentQueryCache(
+    let cache = try await PersistentQueryCache(
       storage: self.database.open(),
       maxAge: nil,
       clock: self.clock,
@@ -231,11 +231,11 @@ import Testing
     )
     cache.save(Double.nan, forKey: "nan", updatedAt: .now)
     await withKnownIssue {
-      await cache.flush()
+      await #expect(throws: PersistentQueryCache.FlushError.self) { try await cache.flush() }
     } matching: { issue in
       issue.description.contains("'nan' could not be encoded")
     }
-    #expect(try cache.statistics().entryCount == 0)
+    #expect(try await cache.statistics().entryCount == 0)
   }
 }
 

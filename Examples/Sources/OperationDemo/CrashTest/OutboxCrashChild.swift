@@ -28,7 +28,7 @@ struct OutboxCrashChild {
     let reachability = await ServerReachability(api: self.api, interval: .milliseconds(20))
     reachability.start()
     defer { reachability.stop() }
-    let outbox = try MutationOutbox(
+    let outbox = try await MutationOutbox(
       storage: try SQLitePersistence(path: self.databasePath),
       networkObserver: reachability.observer,
       retryDelay: .constant(.milliseconds(20)),
@@ -37,19 +37,19 @@ struct OutboxCrashChild {
     )
     outbox.register(OutboxItemMutation(api: self.api), kind: OutboxItemMutation.kind)
 
-    let found = try outbox.entries()
+    let found = try await outbox.entries()
     for entry in found {
       Self.emit(.found(entry.idempotencyKey))
     }
     let (changes, change) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     let subscription = outbox.subscribe { _ in change.yield() }
     defer { subscription.cancel() }
-    try outbox.resume()
+    try await outbox.resume()
 
     if self.enqueues {
       let existing = Set(found.map(\.idempotencyKey))
       for mutation in self.plan.mutations where !existing.contains(mutation.key) {
-        try outbox.enqueue(
+        try await outbox.enqueue(
           kind: OutboxItemMutation.kind,
           arguments: mutation,
           lane: mutation.path,
@@ -58,14 +58,14 @@ struct OutboxCrashChild {
         Self.emit(.enqueued(mutation.key))
         try await Task.sleep(for: self.pace)
       }
-      Self.emit(.ready(entries: try outbox.entries().count))
+      Self.emit(.ready(entries: try await outbox.entries().count))
     }
 
     // NB: Checks the storage after each change that the outbox reports, and once first.
-    var left = try outbox.entries()
+    var left = try await outbox.entries()
     var iterator = changes.makeAsyncIterator()
     while left.contains(where: { $0.status != .failed }), await iterator.next() != nil {
-      left = try outbox.entries()
+      left = try await outbox.entries()
     }
     guard left.isEmpty else {
       for entry in left {

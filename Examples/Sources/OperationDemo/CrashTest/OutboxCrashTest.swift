@@ -66,7 +66,7 @@ struct OutboxCrashTest {
           + "seed \(seed)"
       )
       for child in children.withLock({ $0 }) { child.kill() }
-      Self.describeOutbox(at: database, state: state, terminal)
+      await Self.describeOutbox(at: database, state: state, terminal)
       try? FileManager.default.removeItem(at: directory)
       exit(EXIT_FAILURE)
     }
@@ -195,7 +195,7 @@ struct OutboxCrashTest {
     for failure in failures {
       terminal.event("child 3", "failed for good: \(failure)")
     }
-    let entriesLeft = try SQLitePersistence(path: database).outboxEntries()
+    let entriesLeft = try await SQLitePersistence(path: database).outboxEntries()
 
     terminal.line()
     terminal.line("Checks")
@@ -240,8 +240,12 @@ struct OutboxCrashTest {
   }
 
   /// Prints what the outbox and the server hold, for a run that did not finish.
-  private static func describeOutbox(at path: String, state: ServerState, _ terminal: Terminal) {
-    guard let entries = try? SQLitePersistence(path: path).outboxEntries() else {
+  private static func describeOutbox(
+    at path: String,
+    state: ServerState,
+    _ terminal: Terminal
+  ) async {
+    guard let entries = try? await SQLitePersistence(path: path).outboxEntries() else {
       terminal.line("   the outbox could not be read")
       return
     }

@@ -33,7 +33,7 @@ enum OutboxStep {
     let outbox: MutationOutbox
     do {
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      outbox = try MutationOutbox(
+      outbox = try await MutationOutbox(
         storage: try SQLitePersistence(path: directory.appending(path: "outbox.sqlite").path),
         networkObserver: DemoNetwork.observer,
         retryDelay: .constant(.milliseconds(50)),
@@ -59,7 +59,7 @@ enum OutboxStep {
     }
     defer { subscription.cancel() }
     do {
-      try outbox.resume()
+      try await outbox.resume()
     } catch {
       env.checks.expect(false, "the outbox could not resume: \(error)")
       return
@@ -94,7 +94,7 @@ enum OutboxStep {
       }
     }
     try? await Task.sleep(for: env.options.offlineDuration)
-    let statistics = try? outbox.statistics()
+    let statistics = try? await outbox.statistics()
     env.terminal.event(
       "outbox",
       "statistics(): \(statistics?.queued ?? 0) queued, \(statistics?.inFlight ?? 0) in flight, "
@@ -135,7 +135,7 @@ enum OutboxStep {
         : "\(posts.count) of the \(Self.count) mutate(with:) calls returned a post, with "
           + "the titles \(posts.map(\.title)) and the ids \(posts.map(\.id))"
     )
-    let entriesLeft = (try? outbox.entries().count) ?? -1
+    let entriesLeft = (try? await outbox.entries().count) ?? -1
     env.checks.record(
       .outboxEmptied(entriesLeft: entriesLeft, delivered: delivered.withLock { $0 })
     )
@@ -192,6 +192,7 @@ enum OutboxStep {
       case .retried: "entry \(entry.id) retried"
       case .discarded: "entry \(entry.id) discarded"
       case .storageFailed(_, let error): "entry \(entry.id) could not be written: \(error)"
+      case .claimLost(_, let error): "entry \(entry.id) belongs to another worker: \(error)"
       }
     terminal.event("outbox", text)
   }
@@ -219,7 +220,7 @@ enum OutboxStep {
     change.yield()
     return await withTaskGroup(of: Bool.self) { group in
       group.addTask {
-        for await _ in changes where condition((try? outbox.entries()) ?? []) {
+        for await _ in changes where condition((try? await outbox.entries()) ?? []) {
           return true
         }
         return false
