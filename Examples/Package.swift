@@ -63,6 +63,8 @@ let package = Package(
         // `OperationMetrics(factory:)` records into.
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        // `UnixSignal.sigterm`, which the shutdown test's child service stops on.
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
       ]
     ),
     // The demo's pure parts (flags, fault decisions, the posts, the progress bar, the checks'

@@ -265,12 +265,14 @@ public final class MutationOutbox: Sendable {
   /// ignored (the entry is delivered again by the next worker, with its idempotency key).
   /// Later calls, and calls after ``close()``, return once the storage is released.
   ///
-  /// - Parameter gracePeriod: How long deliveries in flight may take to end.
+  /// - Parameter gracePeriod: How long deliveries in flight may take to end; `.zero` cancels
+  ///   them at once.
   public func shutdown(gracePeriod: OperationDuration) async {
     self.perform(self.state.withLock { $0.machine.stop() })
     let drained = Signal()
     let isDrained = self.state.withLock { state in
-      guard state.machine.hasWorkInFlight else { return true }
+      // NB: With no grace period, what is in flight is cancelled at once, without a wait.
+      guard state.machine.hasWorkInFlight, gracePeriod > .zero else { return true }
       state.drainWaiters.append(drained)
       return false
     }

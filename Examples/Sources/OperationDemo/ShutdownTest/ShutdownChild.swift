@@ -5,6 +5,7 @@ import OperationDemoSupport
 import OperationPersistence
 import OperationServiceLifecycle
 import ServiceLifecycle
+import UnixSignals
 
 /// The shutdown test's child process: a service in the shape of a Hummingbird or Vapor app, which
 /// reads posts through a server-profile client with a persisted query cache and sends durable

@@ -77,7 +77,10 @@ struct ShutdownTest {
       pending == self.postCount,
       "the child fetched \(self.postCount) posts, their values unwritten (\(pending ?? -1) pending)"
     )
-    _ = checks.expect(arrived, "the child's first delivery (\(held.key)) is in flight at the server")
+    _ = checks.expect(
+      arrived,
+      "the child's first delivery (\(held.key)) is in flight at the server"
+    )
 
     let signalled = ContinuousClock.now
     _ = kill(child.pid, SIGTERM)
