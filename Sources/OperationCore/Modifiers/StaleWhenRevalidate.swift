@@ -19,12 +19,7 @@ extension StatefulOperationRequest where Self: SendableMetatype, State: Sendable
   public func staleWhen(
     predicate: @escaping @Sendable (State, OperationContext) -> Bool
   ) -> ModifiedOperation<Self, _StaleWhenModifier<Self>> {
-    self.modifier(
-      _StaleWhenModifier { state, context in
-        guard let state = unwrapState(state, as: State.self) else { return false }
-        return predicate(state, context)
-      }
-    )
+    self.modifier(_StaleWhenModifier(predicate: Self.erasedStalePredicate(predicate)))
   }
 
   /// Marks the store's value stale while a run specification is satisfied.
@@ -42,6 +37,11 @@ extension StatefulOperationRequest where Self: SendableMetatype, State: Sendable
   /// Marks the store's value stale once it is older than `duration`, by the context's
   /// ``OperationContext/operationClock``.
   ///
+  /// The store also learns the value's freshness lifetime, which
+  /// ``OperationStore/fetchIfNeeded(using:)`` needs to serve a stale value while it refreshes it
+  /// and to refresh a value early (see ``EarlyRefresh``). With several `stale(after:)` modifiers,
+  /// the shortest duration is the lifetime.
+  ///
   /// - Parameters:
   ///   - duration: How long a value stays fresh after its last update.
   ///   - whenNoValue: Whether a store that has never received a value is stale.
@@ -50,11 +50,12 @@ extension StatefulOperationRequest where Self: SendableMetatype, State: Sendable
     after duration: OperationDuration,
     whenNoValue: Bool = true
   ) -> ModifiedOperation<Self, _StaleWhenModifier<Self>> {
-    self.staleWhen { state, context in
+    let predicate = Self.erasedStalePredicate { state, context in
       guard let date = state.valueLastUpdatedAt else { return whenNoValue }
       let age = context.operationClock.now().timeIntervalSince(date)
       return OperationDuration.seconds(age) > duration
     }
+    return self.modifier(_StaleWhenModifier(freshnessLifetime: duration, predicate: predicate))
   }
 
   /// Marks the store's value stale once it is older than `duration`, by the context's
@@ -87,6 +88,18 @@ extension StatefulOperationRequest where Self: SendableMetatype, State: Sendable
 }
 
 extension StatefulOperationRequest where Self: SendableMetatype, State: SendableMetatype {
+  /// A predicate on any state that applies `predicate` to a state of this operation's `State`
+  /// type (unwrapping the state of a store with a default value), and counts every other state
+  /// as not stale.
+  fileprivate static func erasedStalePredicate(
+    _ predicate: @escaping @Sendable (State, OperationContext) -> Bool
+  ) -> @Sendable (any OperationState, OperationContext) -> Bool {
+    { state, context in
+      guard let state = unwrapState(state, as: State.self) else { return false }
+      return predicate(state, context)
+    }
+  }
+
   /// Marks the store's value stale while it has no value.
   ///
   /// - Returns: The modified operation.
@@ -102,12 +115,45 @@ public struct _StaleWhenModifier<
   Operation: StatefulOperationRequest
 >: _ContextUpdatingOperationModifier, Sendable {
   let predicate: @Sendable (any OperationState, OperationContext) -> Bool
+  /// How long a value stays fresh, when the predicate is an age limit (`stale(after:)`).
+  let freshnessLifetime: OperationDuration?
 
-  /// Adds the predicate to the context's stale condition.
+  init(
+    freshnessLifetime: OperationDuration? = nil,
+    predicate: @escaping @Sendable (any OperationState, OperationContext) -> Bool
+  ) {
+    self.freshnessLifetime = freshnessLifetime
+    self.predicate = predicate
+  }
+
+  /// Adds the predicate to the context's stale condition, and records the freshness lifetime of
+  /// an age limit.
   ///
   /// - Parameter context: The context to prepare.
   public func setup(context: inout OperationContext) {
     context.staleWhenRevalidateCondition.add(self.predicate)
+    if let lifetime = self.freshnessLifetime {
+      // NB: Stale predicates combine with OR, so the shortest age limit is the one that holds
+      // first.
+      context.freshnessLifetime = min(context.freshnessLifetime ?? lifetime, lifetime)
+    }
+  }
+}
+
+extension OperationContext {
+  /// How long a store's value stays fresh after its last update, when a `stale(after:)` modifier
+  /// says so (the shortest of several); `nil` when no modifier gave a duration.
+  ///
+  /// Stale predicates without a duration leave it alone: the store cannot tell when their value
+  /// goes stale, so ``OperationStore/fetchIfNeeded(using:)`` neither serves it stale nor
+  /// refreshes it early.
+  package var freshnessLifetime: OperationDuration? {
+    get { self[FreshnessLifetimeKey.self] }
+    set { self[FreshnessLifetimeKey.self] = newValue }
+  }
+
+  private enum FreshnessLifetimeKey: Key {
+    static let defaultValue: OperationDuration? = nil
   }
 }
 

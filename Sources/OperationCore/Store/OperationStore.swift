@@ -71,6 +71,9 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     var controllerSubscriptions = [OperationSubscription]()
     /// The type of operation that finds this store in a client; see `lookupOperationType`.
     var lookupOperationType: (any Any.Type)?
+    /// The run that `fetchIfNeeded(using:)` callers wait for, and how long its last successful
+    /// run took; see `StoreServing`.
+    var serving = StoreServing()
 
     /// Whether the store can be collected once unobserved: it belongs to a client and its
     /// context has a collection delay.

@@ -110,6 +110,19 @@ import Testing
     query.gate.open()
     subscription.cancel()
   }
+
+  @Test func `Stale After Records The Shortest Duration As The Freshness Lifetime`() {
+    var context = OperationContext()
+    TestQuery().stale(after: .seconds(60)).stale(after: Duration.seconds(20))
+      .stale(after: .seconds(45)).setup(context: &context)
+    #expect(context.freshnessLifetime == .seconds(20))
+  }
+
+  @Test func `Stale Predicates Without A Duration Record No Freshness Lifetime`() {
+    var context = OperationContext()
+    TestQuery().staleWhen { _, _ in true }.staleWhenNoValue().setup(context: &context)
+    #expect(context.freshnessLifetime == nil)
+  }
 }
 
 extension OperationContext {
