@@ -183,7 +183,9 @@ extension OperationStore where State: _ServableQueryState {
         result = .failure(error)
       }
       let duration = start.map { start in
-        OperationDuration.seconds(max(0, task.context.operationClock.now().timeIntervalSince(start)))
+        OperationDuration.seconds(
+          max(0, task.context.operationClock.now().timeIntervalSince(start))
+        )
       }
       self.lock.withLock { storage in
         if case .success = result, let duration {

@@ -1,6 +1,7 @@
 import Foundation
-@_spi(Warnings) @testable import OperationCore
 import Testing
+
+@_spi(Warnings) @testable import OperationCore
 
 @Suite struct `EarlyRefresh tests` {
   @Test func `Defaults Are A Beta Of One And A Window Of Thirty Seconds`() {
@@ -41,7 +42,9 @@ import Testing
     withKnownIssue {
       #expect(EarlyRefresh(beta: -1).beta == 0)
     } matching: { issue in
-      issue.comments.contains(Comment(rawValue: OperationWarning.earlyRefreshBetaNegative(-1).message))
+      issue.comments.contains(
+        Comment(rawValue: OperationWarning.earlyRefreshBetaNegative(-1).message)
+      )
     }
   }
 

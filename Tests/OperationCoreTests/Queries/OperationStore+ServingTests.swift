@@ -1,8 +1,9 @@
 import Foundation
-@testable import OperationCore
 import OperationSynchronization
 import OperationTestSupport
 import Testing
+
+@testable import OperationCore
 
 @Suite(.timeLimit(.minutes(1))) struct `OperationStore+Serving tests` {
   private typealias Store = OperationStore<QueryState<Int, any Error>>
@@ -97,7 +98,8 @@ import Testing
 
   // MARK: - Serving window
 
-  @Test func `A Thousand Callers At Expiry Get The Old Value While One Refresh Runs`() async throws {
+  @Test func `A Thousand Callers At Expiry Get The Old Value While One Refresh Runs`() async throws
+  {
     let store = self.makeStore(settings: EarlyRefresh(servingWindow: .seconds(30)))
     try await self.serveFirstValue(1, of: store)
     self.clock.advance(by: Self.lifetime + 1)
