@@ -11,6 +11,8 @@ import Testing
     var context = OperationContext()
     app.apply(to: &context)
     #expect(context.collectionDelay == OperationContext().collectionDelay)
+    #expect(app.earlyRefresh == nil)
+    #expect(context.earlyRefresh == nil)
   }
 
   @Test func `The Server Profile Bounds Stores, Collects By Age And Does Not Rerun`() {
@@ -23,9 +25,42 @@ import Testing
     context.collectionDelay = .seconds(10)
     server.apply(to: &context)
     #expect(context.collectionDelay == nil)
-    let custom = OperationClient.Profile.server(maxStoreCount: 5, maxByteCount: 64)
+    #expect(context.earlyRefresh?.beta == 1)
+    #expect(context.earlyRefresh?.servingWindow == .seconds(30))
+    let custom = OperationClient.Profile.server(
+      maxStoreCount: 5,
+      maxByteCount: 64,
+      earlyRefresh: nil
+    )
     #expect(custom.storeLimits?.maxStoreCount == 5)
     #expect(custom.storeLimits?.maxByteCount == 64)
+    var own = OperationContext()
+    own.earlyRefresh = EarlyRefresh(beta: 3)
+    custom.apply(to: &own)
+    #expect(own.earlyRefresh?.beta == 3)
+  }
+
+  @Test func `A Server Client Serves A Stale Value At Once While It Refreshes It`() async throws {
+    let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 0))
+    var context = OperationContext()
+    context.operationClock = clock
+    let client = OperationClient(profile: .server, defaultContext: context)
+    let steps = QuerySteps()
+    let store = client.store(
+      for: SteppedQuery(path: ["profile", "served"], steps: steps).stale(after: .seconds(60))
+    )
+    let first = Task { try await store.fetchIfNeeded() }
+    await steps.waitUntilStarted(0)
+    steps.release(0, returning: 1)
+    #expect(try await first.value == 1)
+
+    clock.advance(by: 61)
+    #expect(try await store.fetchIfNeeded() == 1)
+    await steps.waitUntilStarted(1)
+    #expect(store.isLoading)
+    steps.release(1, returning: 2)
+    _ = await store.states.first { !$0.state.isLoading }
+    #expect(store.currentValue == 2)
   }
 
   @Test
