@@ -47,7 +47,10 @@ import Testing
     let client = OperationClient(profile: .server, defaultContext: context)
     let steps = QuerySteps()
     let store = client.store(
-      for: SteppedQuery(path: ["profile", "served"], steps: steps).stale(after: .seconds(60))
+      for: SteppedQuery(path: ["profile", "served"], steps: steps)
+        .stale(after: .seconds(60))
+        // NB: So that waiting on `states` below does not start a run of its own.
+        .disableAutomaticRunning()
     )
     let first = Task { try await store.fetchIfNeeded() }
     await steps.waitUntilStarted(0)
