@@ -52,13 +52,14 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
   typealias Runs = StoreRunStateMachine<OperationTaskHandle, Task<Void, Never>, RunEffects.End>
 
   struct Storage: Sendable {
-    var state: State
+    // NB: The fields whose layout depends on `State` (`state`, `optimistic`) come last, so that
+    // the others sit at offsets known at compile time: the store's generic code then reaches them
+    // without asking the runtime for `Storage<State>`'s metadata, which costs a fetch hundreds of
+    // instructions a time.
     var context: OperationContext
     /// Which runs are in flight and whose results reach the state, the invalidation, the
     /// mutations protecting the store, the number of subscribers and the collection timer.
     var runs = Runs()
-    /// The value under the optimistic changes in flight, and the changes.
-    var optimistic = MutationProtection<State.StateValue>()
     var subscribers = Subscribers<OperationEventHandler<State>>()
     /// Handlers told of each value the state records, without counting as subscribers; see
     /// `observeRecordedValues(_:)`.
@@ -74,6 +75,9 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     /// The run that `fetchIfNeeded(using:)` callers wait for, and how long its last successful
     /// run took; see `StoreServing`.
     var serving = StoreServing()
+    var state: State
+    /// The value under the optimistic changes in flight, and the changes.
+    var optimistic = MutationProtection<State.StateValue>()
 
     /// Whether the store can be collected once unobserved: it belongs to a client and its
     /// context has a collection delay.
@@ -99,7 +103,7 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
         pathDescription: operation.path.description
       )
     self.operation = IsolatedRunBox(operation)
-    self.lock = RecursiveLock(Storage(state: initialState, context: context))
+    self.lock = RecursiveLock(Storage(context: context, state: initialState))
     self.attachControllers(context: context, initialState: initialState)
   }
 
