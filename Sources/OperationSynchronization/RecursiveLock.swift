@@ -47,8 +47,8 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
   package func withLock<Result, Failure: Error>(
     _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
-    let value = self.storage.acquire()
-    defer { self.storage.releaseAndDeliver() }
+    let (value, thread) = self.storage.acquire()
+    defer { self.storage.releaseAndDeliver(on: thread) }
     return try body(&value.pointee)
   }
 
@@ -58,8 +58,8 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
   package func withLockHeld<Result, Failure: Error>(
     _ body: () throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
-    _ = self.storage.acquire()
-    defer { self.storage.releaseAndDeliver() }
+    let (_, thread) = self.storage.acquire()
+    defer { self.storage.releaseAndDeliver(on: thread) }
     return try body()
   }
 
@@ -67,9 +67,9 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
   ///
   /// Call this only from inside ``withLock(_:)``.
   package func enqueue(_ effect: @escaping @Sendable () -> Void) {
-    _ = self.storage.acquire()
+    let (_, thread) = self.storage.acquire()
     self.storage.headerPointer.pointee.effects.append(effect)
-    self.storage.release()
+    self.storage.release(on: thread)
   }
 
   private final class Storage: ManagedBuffer<RecursiveLockHeader, Value>, DeferredEffects {
@@ -104,8 +104,9 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Locks the mutex, spinning briefly before sleeping (the sections of a store are short),
-    /// counts it among the thread's locks, and returns the value.
-    func acquire() -> UnsafeMutablePointer<Value> {
+    /// counts it among the thread's locks, and returns the value and the thread's record, which
+    /// the matching release takes, so that a section looks the record up once.
+    func acquire() -> (UnsafeMutablePointer<Value>, LockedThread) {
       let (header, value) = self.withUnsafeMutablePointers { ($0, $1) }
       var spins = 0
       while pthread_mutex_trylock(&header.pointee.mutex) != 0 {
@@ -116,22 +117,23 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
         }
       }
       header.pointee.depth += 1
-      LockedThread.current.depth += 1
-      return value
+      let thread = LockedThread.current
+      thread.depth += 1
+      return (value, thread)
     }
 
-    func release() {
+    /// Releases the lock that `thread`, the current thread's record, acquired.
+    func release(on thread: LockedThread) {
       let header = self.headerPointer
       header.pointee.depth -= 1
-      LockedThread.current.depth -= 1
+      thread.depth -= 1
       pthread_mutex_unlock(&header.pointee.mutex)
     }
 
     /// Releases the lock; at its outermost release, delivers its effects now if the thread holds
     /// no other `RecursiveLock`, and otherwise leaves them to the thread's last release.
-    func releaseAndDeliver() {
+    func releaseAndDeliver(on thread: LockedThread) {
       let header = self.headerPointer
-      let thread = LockedThread.current
       let hasEffects =
         header.pointee.depth == 1 && !header.pointee.isDelivering
         && !header.pointee.effects.isEmpty
@@ -146,7 +148,7 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
       if defers {
         header.pointee.isDeferred = true
       }
-      self.release()
+      self.release(on: thread)
       if deliversNow {
         self.deliver()
       } else if defers {
@@ -159,13 +161,13 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
 
     func deliverIfIdle() {
       let header = self.headerPointer
-      _ = self.acquire()
+      let (_, thread) = self.acquire()
       header.pointee.isDeferred = false
       let deliversNow = !header.pointee.isDelivering && !header.pointee.effects.isEmpty
       if deliversNow {
         header.pointee.isDelivering = true
       }
-      self.release()
+      self.release(on: thread)
       if deliversNow {
         self.deliver()
       }
@@ -174,15 +176,15 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
     private func deliver() {
       let header = self.headerPointer
       while true {
-        _ = self.acquire()
+        let (_, thread) = self.acquire()
         guard !header.pointee.effects.isEmpty else {
           header.pointee.isDelivering = false
-          self.release()
+          self.release(on: thread)
           return
         }
         let batch = header.pointee.effects
         header.pointee.effects.removeAll(keepingCapacity: true)
-        self.release()
+        self.release(on: thread)
         for effect in batch {
           effect()
         }

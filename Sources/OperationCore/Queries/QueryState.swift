@@ -109,15 +109,8 @@ extension QueryState: _QueryStateProtocol {
   public mutating func update(with result: Result<Value?, Failure>, using context: OperationContext)
   {
     switch result {
-    case .success(let value):
-      self.currentValue = value
-      self.valueUpdateCount += 1
-      self.valueLastUpdatedAt = context.operationClock.now()
-      self.error = nil
-    case .failure(let error):
-      self.error = error
-      self.errorUpdateCount += 1
-      self.errorLastUpdatedAt = context.operationClock.now()
+    case .success(let value): self.record(value, using: context)
+    case .failure(let error): self.record(error, using: context)
     }
   }
 
@@ -130,10 +123,26 @@ extension QueryState: _QueryStateProtocol {
     with result: Result<Value, Failure>,
     for task: OperationTask<Value, Failure>
   ) {
+    // NB: Records the value or error itself rather than through `update(with:using:)`, whose
+    // `Result<Value?, Failure>` would cost each fetch's result a few more metadata lookups in
+    // the store's generic code.
     switch result {
-    case .success(let value): self.update(with: .success(value), using: task.context)
-    case .failure(let error): self.update(with: .failure(error), using: task.context)
+    case .success(let value): self.record(value, using: task.context)
+    case .failure(let error): self.record(error, using: task.context)
     }
+  }
+
+  private mutating func record(_ value: Value?, using context: OperationContext) {
+    self.currentValue = value
+    self.valueUpdateCount += 1
+    self.valueLastUpdatedAt = context.operationClock.now()
+    self.error = nil
+  }
+
+  private mutating func record(_ error: Failure, using context: OperationContext) {
+    self.error = error
+    self.errorUpdateCount += 1
+    self.errorLastUpdatedAt = context.operationClock.now()
   }
 
   /// Removes a finished fetch from ``activeTasks``.
