@@ -30,6 +30,7 @@ public struct OperationEventHandler<State: OperationState>: Sendable {
   package var onOperationEvent: (@Sendable (any Sendable, OperationContext) -> Void)?
 
   /// Whether the handler has no callback at all, so that a store can skip delivering to it.
+  @inline(__always)
   package var isEmpty: Bool {
     self.onStateChanged == nil && self.onRunStarted == nil && self.onRunEnded == nil
       && self.onResultReceived == nil && self.onOperationEvent == nil

@@ -45,7 +45,8 @@ extension OperationStore {
   ) -> OperationTask<State.OperationValue, State.Failure> {
     // NB: A handler without callbacks (the default of `fetch()`) receives nothing, so the run
     // does without one and skips delivering events nobody receives.
-    let handler = handler.flatMap { $0.isEmpty ? nil : $0 }
+    let handler: OperationEventHandler<State>? =
+      if let handler, !handler.isEmpty { handler } else { nil }
     return self.lock.withLock { storage in
       self.makeTask(
         in: &storage,

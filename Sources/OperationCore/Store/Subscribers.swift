@@ -7,8 +7,13 @@ struct Subscribers<Handler> {
   private var ids = ContiguousArray<Int>()
   private var indexByID = [Int: Int]()
   private var nextID = 0
+  // NB: Kept apart from `handlers.count`, and read inlined, so that the store's generic code
+  // reads it without asking the runtime for the handlers' metadata, which a call to
+  // `ContiguousArray.count` would need.
+  private var storedCount = 0
 
-  var count: Int { self.handlers.count }
+  @inline(__always)
+  var count: Int { self.storedCount }
 
   /// Adds a handler and returns its id.
   mutating func add(_ handler: Handler) -> Int {
@@ -17,6 +22,7 @@ struct Subscribers<Handler> {
     self.indexByID[id] = self.handlers.count
     self.handlers.append(handler)
     self.ids.append(id)
+    self.storedCount += 1
     return id
   }
 
@@ -32,6 +38,7 @@ struct Subscribers<Handler> {
     }
     self.handlers.removeLast()
     self.ids.removeLast()
+    self.storedCount -= 1
     return true
   }
 }
