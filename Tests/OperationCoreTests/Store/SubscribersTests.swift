@@ -1,5 +1,6 @@
-@testable import OperationCore
 import Testing
+
+@testable import OperationCore
 
 @Suite struct `Subscribers tests` {
   @Test func `The Count Follows Each Addition And Removal`() {
