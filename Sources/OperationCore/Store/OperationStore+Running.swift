@@ -44,7 +44,8 @@ extension OperationStore {
     overridesName: Bool = false
   ) -> OperationTask<State.OperationValue, State.Failure> {
     // NB: A handler without callbacks (the default of `fetch()`) receives nothing, so the run
-    // does without one and skips delivering events nobody receives.
+    // does without one and skips delivering events nobody receives. (`Optional.flatMap` would
+    // be a generic call, and its closure a metadata lookup, on every run.)
     let handler: OperationEventHandler<State>? =
       if let handler, !handler.isEmpty { handler } else { nil }
     return self.lock.withLock { storage in

@@ -7,13 +7,12 @@ struct Subscribers<Handler> {
   private var ids = ContiguousArray<Int>()
   private var indexByID = [Int: Int]()
   private var nextID = 0
-  // NB: Kept apart from `handlers.count`, and read inlined, so that the store's generic code
-  // reads it without asking the runtime for the handlers' metadata, which a call to
-  // `ContiguousArray.count` would need.
-  private var storedCount = 0
 
+  // NB: `ids` has one entry per handler. Its count is read instead of `handlers.count` because
+  // `ContiguousArray<Int>` is a concrete type: the store's generic code reads it inlined,
+  // where `handlers.count` is a call that needs the handler type's metadata from the runtime.
   @inline(__always)
-  var count: Int { self.storedCount }
+  var count: Int { self.ids.count }
 
   /// Adds a handler and returns its id.
   mutating func add(_ handler: Handler) -> Int {
@@ -22,7 +21,6 @@ struct Subscribers<Handler> {
     self.indexByID[id] = self.handlers.count
     self.handlers.append(handler)
     self.ids.append(id)
-    self.storedCount += 1
     return id
   }
 
@@ -38,7 +36,6 @@ struct Subscribers<Handler> {
     }
     self.handlers.removeLast()
     self.ids.removeLast()
-    self.storedCount -= 1
     return true
   }
 }
