@@ -37,6 +37,10 @@ let package = Package(
     // The outbox's delivery and the cache's writes as swift-service-lifecycle services, stopped
     // gracefully with a server's `ServiceGroup`; only services that link it build the package.
     .library(name: "OperationServiceLifecycle", targets: ["OperationServiceLifecycle"]),
+    // A fleet of instances on one PostgreSQL database: a shared query cache, invalidations that
+    // reach every instance, one upstream call per key across the fleet, and a transactional
+    // outbox with several workers; only services that link it build postgres-nio.
+    .library(name: "OperationPostgres", targets: ["OperationPostgres"]),
   ],
   traits: [
     .trait(
@@ -107,6 +111,11 @@ let package = Package(
     // servers run in: the protocol servers already use to stop on SIGTERM, rather than one of our
     // own. Only the OperationServiceLifecycle target links it.
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    // The PostgreSQL wire protocol for `OperationPostgres`: a connection pool, `LISTEN`/`NOTIFY`
+    // as an async sequence and transactions on one connection, in the SwiftNIO stack that
+    // Vapor and Hummingbird services already run on. It is heavy (SwiftNIO, swift-crypto,
+    // swift-nio-ssl), so only the OperationPostgres target links it.
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     // The package's one lock family (`Lock`, `RecursiveLock`), internal to the package: every
@@ -222,6 +231,29 @@ let package = Package(
         "OperationCore",
         "OperationPersistence",
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ]
+    ),
+    .target(
+      name: "OperationPostgres",
+      dependencies: [
+        "OperationCore",
+        "OperationPersistence",
+        // NB: The `Logger` that postgres-nio takes; postgres-nio depends on swift-log already.
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        // NB: `PostgresFleet` is a `Service`, run in the app's `ServiceGroup` beside its
+        // `PostgresClient`; postgres-nio depends on swift-service-lifecycle already.
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ]
+    ),
+    .testTarget(
+      name: "OperationPostgresTests",
+      dependencies: [
+        "Operation",
+        "OperationPersistence",
+        "OperationPostgres",
+        "OperationTestSupport",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ]
     ),
     .testTarget(

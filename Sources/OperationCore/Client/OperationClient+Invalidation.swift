@@ -1,3 +1,5 @@
+import OperationSynchronization
+
 // MARK: - Invalidation
 
 extension OperationClient {
@@ -57,10 +59,33 @@ extension OperationClient {
     rerun: RerunPolicy = .observed,
     where predicate: (OpaqueOperationStore) -> Bool = { _ in true }
   ) async -> BulkResult {
-    await self.forEachStore(matching: path, rerun: rerun, where: predicate) { store, reruns in
+    let handlers = self.lock.withLock { $0.invalidationSubscribers.handlers }
+    for handler in handlers {
+      handler(path)
+    }
+    return await self.forEachStore(matching: path, rerun: rerun, where: predicate) {
+      store,
+      reruns in
       if !reruns {
         store.invalidate()
       }
+    }
+  }
+
+  /// Calls `handler` with the path of each ``invalidate(matching:rerun:where:)`` made on this
+  /// client, before its stores are marked: what carries invalidations to other instances of a
+  /// service (OperationPostgres' `PostgresFleet`).
+  ///
+  /// The predicate of an invalidation stays local: the handler gets the path only.
+  ///
+  /// - Parameter handler: Receives each invalidated path, with no lock held.
+  /// - Returns: A subscription that ends when cancelled or released.
+  public func subscribeToInvalidations(
+    _ handler: @escaping @Sendable (OperationPath) -> Void
+  ) -> OperationSubscription {
+    let id = self.lock.withLock { $0.invalidationSubscribers.add(handler) }
+    return OperationSubscription { [weak self] in
+      self?.lock.withLock { _ = $0.invalidationSubscribers.remove(id: id) }
     }
   }
 

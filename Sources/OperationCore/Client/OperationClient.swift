@@ -31,6 +31,7 @@ public final class OperationClient: Sendable {
   struct Storage: Sendable {
     var defaultContext: OperationContext
     var subscribers = Subscribers<ChangeSubscriber>()
+    var invalidationSubscribers = Subscribers<@Sendable (OperationPath) -> Void>()
   }
 
   struct ChangeSubscriber: Sendable {

@@ -380,6 +380,27 @@ public final class MutationOutbox: Sendable {
     self.perform(actions)
   }
 
+  /// Reads the storage's entries of `lane` (of every lane when `nil`) and delivers those this
+  /// outbox does not hold yet: entries that another worker enqueued, gave back or requeued on
+  /// a shared storage. A fleet's notifications call it (OperationPostgres' `PostgresFleet`);
+  /// before ``resume()`` and once stopped it reads nothing.
+  ///
+  /// - Parameter lane: The lane that changed; `nil` for every lane.
+  /// - Throws: The storage's error; the entries stay where they are and a later wake-up or
+  ///   claim finds them.
+  public func wake(lane: String? = nil) async throws {
+    let isListening = self.state.withLock { $0.machine.isResumed && $0.machine.acceptsEnqueues }
+    guard isListening else { return }
+    let entries =
+      if let lane {
+        try await self.storage.outboxEntries(inLane: lane)
+      } else {
+        try await self.storage.outboxEntries()
+      }
+    let now = self.clock.now()
+    self.perform(self.state.withLock { $0.machine.discovered(entries: entries, now: now) })
+  }
+
   // MARK: Enqueueing
 
   /// Writes an entry to the storage and returns it; it is delivered once the outbox is resumed.

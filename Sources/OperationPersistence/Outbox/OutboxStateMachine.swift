@@ -353,6 +353,27 @@ extension OutboxStateMachine {
     return self.startLanes(now: now)
   }
 
+  /// Another worker wrote entries to the storage (a wake-up of a shared outbox): the entries
+  /// that no lane holds join their lanes, as a resume's do, and their idle lanes start. Before
+  /// the resume, and once stopping, it does nothing: the resume reads every entry.
+  package mutating func discovered(entries: [Entry], now: Date) -> [Action] {
+    guard self.isResumed, !self.isStopping else { return [] }
+    var names = Set<String>()
+    for var entry in entries where entry.status != .failed {
+      guard self.enqueuesInProgress[entry.idempotencyKey] == nil,
+        !(self.lanes[entry.lane]?.contains(id: entry.id) ?? false)
+      else { continue }
+      entry.status = .queued
+      self.lanes[entry.lane, default: Lane()].insert(entry)
+      names.insert(entry.lane)
+    }
+    var actions = [Action]()
+    for name in names.sorted() {
+      actions += self.startLane(name, now: now)
+    }
+    return actions
+  }
+
   /// The outbox closes: no entry starts, the timers stop, and every caller is answered with
   /// `error`. Deliveries in flight end as usual.
   package mutating func close(with error: any Error) -> [Action] {

@@ -275,8 +275,8 @@ private struct CodableType: @unchecked Sendable {
 // which every thread may read; `any Any.Type` is not `Sendable` only because the metatype of a
 // type isolated to an actor could be used to reach that isolation, and this one is only ever
 // read for its name.
-struct ErasedOperationType: @unchecked Sendable {
-  let base: any Any.Type
+package struct ErasedOperationType: @unchecked Sendable {
+  package let base: any Any.Type
 }
 
 /// A store's value seen as `Encodable` through a dynamic cast.

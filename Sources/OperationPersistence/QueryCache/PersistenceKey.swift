@@ -97,6 +97,26 @@ extension PersistentQueryCache {
     return encoder.output
   }
 
+  /// The canonical encoding of each element of `path`, as ``key(for:operationType:)`` writes
+  /// it: equal for two elements if and only if a path calls them equal, in every process.
+  ///
+  /// Instances that share a database name paths with these: a path prefix sent to another
+  /// process as its element keys matches there exactly the stores it matches here.
+  ///
+  /// - Parameter path: The path.
+  /// - Returns: One key per element, in order.
+  /// - Throws: ``PersistentKeyError`` when an element has no stable encoding.
+  public static func elementKeys(for path: OperationPath) throws(PersistentKeyError) -> [String] {
+    var keys = [String]()
+    keys.reserveCapacity(path.count)
+    for element in path {
+      var encoder = CanonicalKeyEncoder(path: path)
+      try encoder.encode(element.base as Any)
+      keys.append(encoder.output)
+    }
+    return keys
+  }
+
   /// The key of the entry of `operation`: its path and the type under its modifiers.
   static func key(for operation: some StatefulOperationRequest) throws(PersistentKeyError)
     -> String
@@ -129,7 +149,7 @@ extension DefaultStateOperation: OperationWrapping {
 ///
 /// A type-erased operation (`AnyOperation`) keeps its own type: what it erases is not known
 /// without an instance.
-func underlyingOperationType<Operation: OperationRequest>(
+package func underlyingOperationType<Operation: OperationRequest>(
   of _: Operation.Type
 ) -> ErasedOperationType {
   var type: any OperationRequest.Type = Operation.self

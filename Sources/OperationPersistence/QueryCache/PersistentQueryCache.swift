@@ -158,7 +158,7 @@ public final class PersistentQueryCache: Sendable {
 
   /// The version written with each entry: the format of the keys and ``version``, so that
   /// entries written with keys of another format are removed when the cache opens, never read.
-  let storedVersion: String
+  package let storedVersion: String
 
   /// The format of the keys, so that entries of an older format are discarded: `2` since keys are
   /// canonical encodings (``key(for:operationType:)``), where the first format used the path's

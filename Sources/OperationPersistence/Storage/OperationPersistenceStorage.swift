@@ -118,6 +118,15 @@ public protocol OperationPersistenceStorage: Sendable {
   /// - Throws: The engine's error.
   func outboxEntries() async throws -> [MutationOutbox.Entry]
 
+  /// The entries of `lane` that are not failed, in id order: what ``MutationOutbox/wake(lane:)``
+  /// reads when another worker wrote to the lane. The default reads ``outboxEntries()`` and
+  /// keeps the lane's.
+  ///
+  /// - Parameter lane: The lane.
+  /// - Returns: The entries.
+  /// - Throws: The engine's error.
+  func outboxEntries(inLane lane: String) async throws -> [MutationOutbox.Entry]
+
   /// Queues a failed entry again at the end of its lane: replaces it with a queued entry with a
   /// new id (greater than every id so far), the same kind, lane, idempotency key, arguments,
   /// enqueueing date and last error, no attempts, and a generation no lower than its own.
@@ -236,6 +245,17 @@ public protocol OperationPersistenceStorage: Sendable {
 
   /// Ends this storage's claim of its outbox, if it has one.
   func releaseOutbox() async
+}
+
+extension OperationPersistenceStorage {
+  /// The entries of `lane` that are not failed, read through ``outboxEntries()``.
+  ///
+  /// - Parameter lane: The lane.
+  /// - Returns: The entries.
+  /// - Throws: The engine's error.
+  public func outboxEntries(inLane lane: String) async throws -> [MutationOutbox.Entry] {
+    try await self.outboxEntries().filter { $0.lane == lane && $0.status != .failed }
+  }
 }
 
 /// A storage that reads a cache entry at once, in process, with no suspension: the fast path of
