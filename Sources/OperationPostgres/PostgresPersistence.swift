@@ -1,5 +1,6 @@
 public import Foundation
 import Logging
+public import OperationCore
 public import OperationPersistence
 public import PostgresNIO
 
@@ -43,7 +44,11 @@ public final class PostgresPersistence: OperationPersistenceStorage {
   /// The tables and the channel this storage uses.
   public let namespace: PostgresNamespace
 
+  /// The longest a call of the storage waits for a connection and the server's answer.
+  public let timeout: OperationDuration
+
   let logger: Logger
+  private let delayer: any OperationDelayer & Sendable
 
   /// Creates the namespace's tables if they are missing, and returns a storage on them.
   ///
@@ -51,16 +56,24 @@ public final class PostgresPersistence: OperationPersistenceStorage {
   ///   - client: The connection pool, which the app runs.
   ///   - namespace: The tables and channel of the fleet; ``PostgresNamespace/default`` by
   ///     default.
+  ///   - timeout: The longest a call waits for a connection and the server's answer; then it
+  ///     throws ``PostgresStorageError``. 10 seconds by default. (postgres-nio's pool waits for
+  ///     a connection for as long as the server is down; the storage never does.)
+  ///   - delayer: What waits out `timeout`.
   ///   - logger: Where postgres-nio logs the storage's queries; nothing by default.
   /// - Throws: ``PostgresStorageError`` when the tables cannot be created (the server is down,
   ///   the user may not create tables).
   public init(
     client: PostgresClient,
     namespace: PostgresNamespace = .default,
+    timeout: OperationDuration = .seconds(10),
+    delayer: any OperationDelayer & Sendable = ClockDelayer(clock: ContinuousClock()),
     logger: Logger = Logger(label: "OperationPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
   ) async throws {
     self.client = client
     self.namespace = namespace
+    self.timeout = timeout
+    self.delayer = delayer
     self.logger = logger
     try await self.transaction("create the schema") { connection in
       // NB: Two instances that start at once would race on `CREATE ... IF NOT EXISTS` (it is
@@ -77,15 +90,42 @@ public final class PostgresPersistence: OperationPersistenceStorage {
 
   // MARK: Running statements
 
-  /// Runs `body` in one transaction on one connection of the pool; wraps the server's errors.
+  /// Runs `body` within ``timeout``; throws ``PostgresStorageError`` past it, having cancelled
+  /// `body`.
+  func withinTimeout<Result: Sendable>(
+    _ action: String,
+    _ body: @escaping @Sendable () async throws -> Result
+  ) async throws -> Result {
+    try await withThrowingTaskGroup(of: Result?.self) { group in
+      group.addTask { try await body() }
+      group.addTask { [delayer, timeout] in
+        try await delayer.delay(for: timeout)
+        return nil
+      }
+      defer { group.cancelAll() }
+      // NB: The group has two tasks, so it has a first result.
+      guard let result = try await group.next()! else {
+        throw PostgresStorageError(
+          action: action,
+          message: "no connection or no answer within \(self.timeout); is the server up?"
+        )
+      }
+      return result
+    }
+  }
+
+  /// Runs `body` in one transaction on one connection of the pool, within ``timeout``; wraps the
+  /// server's errors.
   func transaction<Result: Sendable>(
     _ action: String,
-    _ body: (PostgresConnection) async throws -> Result
+    _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
     do {
-      return try await self.client.withConnection { connection in
-        try await connection.withTransaction(logger: self.logger) { connection in
-          try await body(connection)
+      return try await self.withinTimeout(action) {
+        try await self.client.withConnection { connection in
+          try await connection.withTransaction(logger: self.logger) { connection in
+            try await body(connection)
+          }
         }
       }
     } catch let error as PostgresTransactionError {
@@ -101,11 +141,13 @@ public final class PostgresPersistence: OperationPersistenceStorage {
   /// Runs one statement, outside of any transaction, and returns its rows.
   func rows(_ action: String, _ query: PostgresQuery) async throws -> [PostgresRow] {
     do {
-      return try await self.client.withConnection { connection in
-        try await Self.collect(connection.query(query, logger: self.logger))
+      return try await self.withinTimeout(action) {
+        try await self.client.withConnection { connection in
+          try await Self.collect(connection.query(query, logger: self.logger))
+        }
       }
     } catch {
-      throw PostgresStorageError(action: action, underlying: error)
+      throw Self.isOwnError(error) ? error : PostgresStorageError(action: action, underlying: error)
     }
   }
 
@@ -595,7 +637,7 @@ public final class PostgresPersistence: OperationPersistenceStorage {
   private func fenced(
     _ claim: MutationOutbox.Claim,
     _ action: String,
-    _ update: @escaping (PostgresConnection) async throws -> PostgresRowSequence
+    _ update: @escaping @Sendable (PostgresConnection) async throws -> PostgresRowSequence
   ) async throws {
     try await self.transaction(action) { connection in
       guard try await Self.collect(update(connection)).isEmpty else { return }
