@@ -42,6 +42,12 @@ let package = Package(
     // Prometheus' text format, for the demo's metrics summary and `GET /debug/metrics`. It depends
     // on swift-metrics (which the trait above resolves already) and Atomics only.
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    // `PostgresClient`, the connection pool that `OperationPostgres` runs on, for the fleet test
+    // and the fleet demo (the library takes the client rather than creating it). The library
+    // depends on it already, so it adds nothing to fetch; the demo names it because it creates
+    // the client, opens transactions for the outbox's transactional enqueue and terminates a
+    // listening connection in the fleet test.
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     .executableTarget(
@@ -53,6 +59,10 @@ let package = Package(
         .product(name: "OperationPersistence", package: "swift-operation"),
         // The outbox's and the cache's services, stopped by SIGTERM in the shutdown test.
         .product(name: "OperationServiceLifecycle", package: "swift-operation"),
+        // The query cache, the outbox and the fleet on PostgreSQL: `operation-demo fleet` and
+        // `operation-demo fleet-test`, several instances sharing one database.
+        .product(name: "OperationPostgres", package: "swift-operation"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Hummingbird", package: "hummingbird"),

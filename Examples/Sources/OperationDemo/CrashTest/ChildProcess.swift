@@ -41,6 +41,8 @@ final class ChildProcess: Sendable {
   /// The lines the child prints, without their newlines; the stream ends when the child's
   /// standard output closes (when it ends).
   let lines: AsyncStream<String>
+  /// The write end of the child's standard input, when it was started with one; -1 otherwise.
+  private let inputFD: Int32
   private let ending: Locked<Ending>
 
   private struct Ending {
@@ -50,9 +52,12 @@ final class ChildProcess: Sendable {
 
   /// Starts this executable again with `arguments`.
   ///
-  /// - Parameter arguments: The child's arguments.
+  /// - Parameters:
+  ///   - arguments: The child's arguments.
+  ///   - hasInput: Whether the child's standard input is a pipe that ``send(_:)`` writes to
+  ///     (the fleet test's commands); otherwise the child inherits the parent's.
   /// - Throws: The error that kept the process from starting.
-  init(arguments: [String]) throws {
+  init(arguments: [String], hasInput: Bool = false) throws {
     // NB: `Bundle.main.executableURL` is this executable, on Linux (from /proc/self/exe) and on
     // Apple platforms.
     guard let executable = Bundle.main.executableURL?.path else {
@@ -66,6 +71,16 @@ final class ChildProcess: Sendable {
     _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
     _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
     let (readEnd, writeEnd) = (fds[0], fds[1])
+    var inputFDs: [Int32] = [-1, -1]
+    if hasInput {
+      guard pipe(&inputFDs) == 0 else {
+        close(readEnd)
+        close(writeEnd)
+        throw ChildProcessError.system("pipe", errno)
+      }
+      _ = fcntl(inputFDs[0], F_SETFD, FD_CLOEXEC)
+      _ = fcntl(inputFDs[1], F_SETFD, FD_CLOEXEC)
+    }
 
     #if canImport(Glibc)
       var actions = posix_spawn_file_actions_t()
@@ -76,6 +91,9 @@ final class ChildProcess: Sendable {
     defer { posix_spawn_file_actions_destroy(&actions) }
     // NB: `dup2` clears close-on-exec on the copy: the child's standard output is the pipe.
     posix_spawn_file_actions_adddup2(&actions, writeEnd, STDOUT_FILENO)
+    if hasInput {
+      posix_spawn_file_actions_adddup2(&actions, inputFDs[0], STDIN_FILENO)
+    }
 
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") }
@@ -86,8 +104,10 @@ final class ChildProcess: Sendable {
     var spawnedPid = pid_t()
     let spawned = posix_spawn(&spawnedPid, executable, &actions, nil, argv, envp)
     close(writeEnd)
+    if hasInput { close(inputFDs[0]) }
     guard spawned == 0 else {
       close(readEnd)
+      if hasInput { close(inputFDs[1]) }
       throw ChildProcessError.system("posix_spawn", spawned)
     }
 
@@ -96,6 +116,7 @@ final class ChildProcess: Sendable {
     let ending = Locked(Ending())
     self.pid = pid
     self.lines = lines
+    self.inputFD = hasInput ? inputFDs[1] : -1
     self.ending = ending
     Thread.detachNewThread {
       Self.readLines(from: readEnd, into: linesContinuation)
@@ -112,13 +133,42 @@ final class ChildProcess: Sendable {
     }
   }
 
+  deinit {
+    if self.inputFD >= 0 { close(self.inputFD) }
+  }
+
   /// Sends `SIGKILL`: the child dies at once, with no chance to clean up.
   func kill() {
+    self.signal(SIGKILL)
+  }
+
+  /// Sends a signal, such as `SIGSTOP` or `SIGCONT`.
+  ///
+  /// - Parameter number: The signal.
+  func signal(_ number: Int32) {
     #if canImport(Glibc)
-      _ = Glibc.kill(self.pid, SIGKILL)
+      _ = Glibc.kill(self.pid, number)
     #else
-      _ = Darwin.kill(self.pid, SIGKILL)
+      _ = Darwin.kill(self.pid, number)
     #endif
+  }
+
+  /// Writes a line to the child's standard input; does nothing for a child started without one,
+  /// and nothing (no `SIGPIPE`: the parent ignores it) for a child that died.
+  ///
+  /// - Parameter line: The line, without its newline.
+  func send(_ line: String) {
+    guard self.inputFD >= 0 else { return }
+    var bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeMutableBytes {
+        write(self.inputFD, $0.baseAddress! + offset, $0.count - offset)
+      }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      offset += written
+    }
   }
 
   /// Waits until the child has ended and its output is read.

@@ -82,6 +82,7 @@ struct EmbeddedServer: Sendable {
     router.add(middleware: FaultInjectionMiddleware(state: state))
     PostsRoutes.add(to: router, state: state)
     OutboxRoutes.add(to: router, state: state)
+    FleetRoutes.add(to: router, state: state)
     DebugRoutes.add(to: router, state: state)
     var logger = Logger(label: "operation-demo.server")
     logger.logLevel = .error

@@ -39,6 +39,8 @@ final class ServerState: Sendable {
   private let metricsProvider = Locked<(@Sendable () -> String)?>(nil)
   /// The number of debug requests answered, which the request counts and history leave out.
   private let debugRequests = Locked(0)
+  /// The requests of `GET /fleet/items/{key}`, by key and instance, and their holds.
+  let fleetUpstream = FleetUpstream()
 
   init(plan: FaultPlan, catalog: PostCatalog = PostCatalog()) {
     self.plan = plan
