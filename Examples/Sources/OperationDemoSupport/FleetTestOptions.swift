@@ -71,6 +71,17 @@ public struct FleetTestOptions: ParsableArguments, Sendable {
   )
   public var leaseMilliseconds: Int = 2_000
 
+  /// The rounds to run, by letter.
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "The rounds to run, by letter: a (coalesced fill), b (killed leader), c (stopped leader), "
+        + "d (invalidations), e (outbox).",
+      valueName: "letters"
+    )
+  )
+  public var rounds: String = "abcde"
+
   /// The most time the whole test may take, in seconds.
   @Option(
     name: .customLong("time-limit"),
@@ -106,6 +117,9 @@ public struct FleetTestOptions: ParsableArguments, Sendable {
       ("--lease-ms", self.leaseMilliseconds, 500...10_000),
       ("--time-limit", self.timeLimitSeconds, 10...1_800),
     ]
+    guard !self.rounds.isEmpty, self.rounds.allSatisfy({ "abcde".contains($0) }) else {
+      throw ValidationError("--rounds takes letters among a, b, c, d and e, got '\(self.rounds)'.")
+    }
     for (flag, value, range) in ranges where !range.contains(value) {
       throw ValidationError(
         "\(flag) must be between \(range.lowerBound) and \(range.upperBound), got \(value)."

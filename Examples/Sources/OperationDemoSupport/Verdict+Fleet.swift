@@ -19,6 +19,28 @@ extension Verdict {
     )
   }
 
+  /// Checks that one child led the fill of a key and every other child got its value: by
+  /// following the fill, or from the shared cache when its first step came after the value.
+  ///
+  /// - Parameters:
+  ///   - led: The children's `fillsLed`, summed.
+  ///   - followed: Their `fillsFollowed`, summed.
+  ///   - servedFresh: Their `fillsServedFresh`, summed.
+  ///   - children: The children that fetched.
+  /// - Returns: The verdict; it fails when no child fetched.
+  public static func fillCoalesced(led: Int, followed: Int, servedFresh: Int, children: Int)
+    -> Verdict
+  {
+    let text = "\(led) led, \(followed) followed, \(servedFresh) served from the shared cache"
+    let passed = children > 0 && led == 1 && followed + servedFresh == children - 1
+    return Verdict(
+      passed: passed,
+      message: passed
+        ? "one child led the fill and the \(children - 1) others shared its value (\(text))"
+        : "the fills of \(children) children: \(text)"
+    )
+  }
+
   /// Checks that every caller of every child ended: with a value, or with an error when
   /// `allowsErrors`; none was left waiting.
   ///

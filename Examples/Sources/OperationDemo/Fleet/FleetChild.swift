@@ -53,7 +53,8 @@ struct FleetChild {
         leaseDuration: .milliseconds(self.leaseMilliseconds),
         onProblem: { problem in Self.log("\(instance): \(problem)") }
       )
-      group.addTask { try await fleet.run() }
+      // NB: Apart from the group, so that the fleet stops before the client it listens on.
+      let listener = Task { try await fleet.run() }
       let session = Session(
         fleet: fleet,
         persistence: persistence,
@@ -89,6 +90,8 @@ struct FleetChild {
         wakeUps.cancel()
         await outbox.shutdown(gracePeriod: .seconds(1))
       }
+      listener.cancel()
+      _ = await listener.result
       group.cancelAll()
     }
   }
@@ -189,6 +192,7 @@ struct FleetChild {
 
   private func startOutbox(in session: Session) async throws {
     let instance = self.instance
+    let staleClaims = Locked(0)
     let outbox = try await MutationOutbox(
       storage: session.persistence,
       retryDelay: .constant(.milliseconds(50)),
@@ -196,7 +200,21 @@ struct FleetChild {
       worker: self.instance,
       leaseDuration: .milliseconds(self.leaseMilliseconds),
       onStorageFailure: { entry, error in
-        Self.log("\(instance): \(entry.idempotencyKey): \(error)")
+        // NB: A stale claim is the fencing at work (another worker took the entry over while
+        // this one stalled); the first few are shown, the others counted.
+        guard error is MutationOutbox.StaleClaimError else {
+          Self.log("\(instance): \(entry.idempotencyKey): \(error)")
+          return
+        }
+        let count = staleClaims.withLock { count in
+          count += 1
+          return count
+        }
+        if count <= 3 {
+          Self.log("\(instance): \(entry.idempotencyKey): \(error)")
+        } else if count == 4 {
+          Self.log("\(instance): more stale claims, not shown")
+        }
       }
     )
     outbox.register(OutboxItemMutation(api: self.api), kind: OutboxItemMutation.kind)
