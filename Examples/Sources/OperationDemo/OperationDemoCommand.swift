@@ -15,7 +15,9 @@ struct OperationDemoCommand: AsyncParsableCommand {
       the exit status is 0 only if every check passed.
 
       `operation-demo outbox-crash-test --help` describes the outbox crash test, a command of \
-      its own.
+      its own; `operation-demo fleet` shows two instances sharing a PostgreSQL database, and \
+      `operation-demo fleet-test --help` describes the fleet test (both need \
+      OPERATION_POSTGRES_URL, which Scripts/with-postgres.sh sets).
       """
   )
 

@@ -456,23 +456,21 @@ struct FleetTest {
     _ = await sender.take(within: .seconds(30)) { line in
       if case .invalidated = line { true } else { nil }
     }
-    var counters = [String: FleetCounters]()
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-      for receiver in receivers {
-        counters[receiver.instance] = await receiver.counters()
+    let counters = await Self.waitForInvalidations(count, on: receivers)
+    let latencies = await Self.latencies(of: receivers)
+    // NB: Then one at a time, 20 ms apart: the latency of an invalidation that does not wait
+    // behind 499 others of its batch.
+    let spaced = 50
+    run.terminal.note("then \(spaced) invalidations one at a time, 20 ms apart")
+    for index in 0..<spaced {
+      sender.send(.invalidate(first: index, count: 1))
+      _ = await sender.take(within: .seconds(10)) { line in
+        if case .invalidated = line { true } else { nil }
       }
-      if counters.values.allSatisfy({ $0.invalidationsApplied >= count }) { break }
-      try? await Task.sleep(for: .milliseconds(100))
+      try? await Task.sleep(for: .milliseconds(20))
     }
-    var latencies = [Double]()
-    for receiver in receivers {
-      receiver.send(.latencies)
-      latencies +=
-        await receiver.take(within: .seconds(10)) { line in
-          if case .latencies(let milliseconds) = line { milliseconds } else { nil }
-        } ?? []
-    }
+    let spacedCounters = await Self.waitForInvalidations(count + spaced, on: receivers)
+    let spacedLatencies = await Self.latencies(of: receivers, last: spaced)
     let percentiles = LatencyPercentiles(milliseconds: latencies)
     run.checks.expect(
       terminated >= 1,
@@ -498,17 +496,63 @@ struct FleetTest {
       "every prepared store is invalidated on both receivers (\(stale.joined(separator: ", ")))"
     )
     run.checks.record(.latenciesMeasured(percentiles, expected: count * receivers.count))
+    let spacedPercentiles = LatencyPercentiles(milliseconds: spacedLatencies)
+    run.checks.record(
+      .invalidationsApplied(
+        appliedByChild: spacedCounters.mapValues { $0.invalidationsApplied - count },
+        expected: spaced
+      )
+    )
+    run.checks.record(.latenciesMeasured(spacedPercentiles, expected: spaced * receivers.count))
     run.add(
       Row(
         round: "d",
         scenario: "\(count) invalidations, listener terminated",
         upstream: "–",
-        result: percentiles.map {
-          "p50 \(Verdict.format(milliseconds: $0.p50)), p99 \(Verdict.format(milliseconds: $0.p99)), "
-            + "max \(Verdict.format(milliseconds: $0.largest))"
-        } ?? "no latency"
+        result: "burst: \(Self.describe(percentiles)); one at a time: "
+          + Self.describe(spacedPercentiles)
       )
     )
+  }
+
+  /// Asks the receivers for their counters until each applied `count` invalidations, for at
+  /// most 30 seconds; returns the last counters.
+  private static func waitForInvalidations(
+    _ count: Int,
+    on receivers: [FleetChildHandle]
+  ) async -> [String: FleetCounters] {
+    var counters = [String: FleetCounters]()
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+      for receiver in receivers {
+        counters[receiver.instance] = await receiver.counters()
+      }
+      if counters.values.allSatisfy({ $0.invalidationsApplied >= count }) { break }
+      try? await Task.sleep(for: .milliseconds(100))
+    }
+    return counters
+  }
+
+  /// The receivers' propagation latencies: all of them, or each one's `last`.
+  private static func latencies(of receivers: [FleetChildHandle], last: Int? = nil) async
+    -> [Double]
+  {
+    var latencies = [Double]()
+    for receiver in receivers {
+      receiver.send(.latencies)
+      let own: [Double] =
+        await receiver.take(within: .seconds(10)) { line in
+          if case .latencies(let milliseconds) = line { milliseconds } else { nil }
+        } ?? []
+      latencies += own.suffix(last ?? own.count)
+    }
+    return latencies
+  }
+
+  private static func describe(_ percentiles: LatencyPercentiles?) -> String {
+    guard let percentiles else { return "no latency" }
+    return "p50 \(Verdict.format(milliseconds: percentiles.p50)), "
+      + "p99 \(Verdict.format(milliseconds: percentiles.p99))"
   }
 
   /// Terminates the connection on which `child` listens, as a failover would.
