@@ -71,6 +71,19 @@ public struct FleetTestOptions: ParsableArguments, Sendable {
   )
   public var leaseMilliseconds: Int = 2_000
 
+  /// How long round a holds the leader's request after every child reported its fetches
+  /// started, in milliseconds.
+  @Option(
+    name: .customLong("hold-ms"),
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "How long round a still holds the leader's request once every child's fetches started, "
+        + "so that every child's first step of the fill finds the lease (0...5000).",
+      valueName: "ms"
+    )
+  )
+  public var holdMilliseconds: Int = 500
+
   /// The rounds to run, by letter.
   @Option(
     parsing: .unconditional,
@@ -115,6 +128,7 @@ public struct FleetTestOptions: ParsableArguments, Sendable {
       ("--lanes", self.lanes, 1...100),
       ("--rolled-back", self.rolledBack, 1...10_000),
       ("--lease-ms", self.leaseMilliseconds, 500...10_000),
+      ("--hold-ms", self.holdMilliseconds, 0...5_000),
       ("--time-limit", self.timeLimitSeconds, 10...1_800),
     ]
     guard !self.rounds.isEmpty, self.rounds.allSatisfy({ "abcde".contains($0) }) else {

@@ -12,6 +12,7 @@ import Testing
     #expect(options.lanes == 20)
     #expect(options.rolledBack == 100)
     #expect(options.leaseMilliseconds == 2_000)
+    #expect(options.holdMilliseconds == 500)
     #expect(options.rounds == "abcde")
   }
 
@@ -29,6 +30,7 @@ import Testing
       (["--rolled-back", "0"], "--rolled-back must be between 1 and 10000"),
       (["--lease-ms", "100"], "--lease-ms must be between 500 and 10000"),
       (["--time-limit", "5"], "--time-limit must be between 10 and 1800"),
+      (["--hold-ms", "-1"], "--hold-ms must be between 0 and 5000"),
       (["--rounds", "ax"], "--rounds takes letters among a, b, c, d and e"),
       (["--rounds", ""], "--rounds takes letters"),
     ]

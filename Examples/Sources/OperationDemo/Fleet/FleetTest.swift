@@ -227,9 +227,9 @@ struct FleetTest {
         + "until \(started) of 3 children report their fetches started"
     )
     // NB: A child reports `started` once its store's run is in flight; its first step of the
-    // fill (a transaction) may still be on its way. The hold lasts a little longer, so that
-    // every child's step finds the leader's lease: one leads, the others follow.
-    try? await Task.sleep(for: .milliseconds(500))
+    // fill (a transaction) may still be on its way. The hold lasts a little longer (--hold-ms),
+    // so that every child's step finds the leader's lease: one leads, the others follow.
+    try? await Task.sleep(for: .milliseconds(self.options.holdMilliseconds))
     hold.release()
     var reports = [FleetFetchReport]()
     for child in children {
