@@ -93,7 +93,7 @@ public struct FleetFetchReport: Codable, Hashable, Sendable {
   public var valuesByFetcher: [String: Int]
   /// The distinct errors' descriptions.
   public var errorMessages: [String]
-  /// The fleet's counters once the fetches ended.
+  /// How the fleet's counters changed while the fetches ran.
   public var counters: FleetCounters
 
   /// Creates a report.
@@ -104,7 +104,7 @@ public struct FleetFetchReport: Codable, Hashable, Sendable {
   ///   - errors: The fetches that threw.
   ///   - valuesByFetcher: The values' upstream fetchers, with their counts.
   ///   - errorMessages: The distinct errors.
-  ///   - counters: The fleet's counters.
+  ///   - counters: How the fleet's counters changed while the fetches ran.
   public init(
     key: String,
     values: Int,
@@ -146,6 +146,28 @@ public struct FleetCounters: Codable, Hashable, Sendable {
 
   /// Creates counters, all zero.
   public init() {}
+
+  /// The change from `earlier` to these counters, field by field: what happened in between.
+  ///
+  /// ```swift
+  /// let during = after.subtracting(before)  // the fills of one round only
+  /// ```
+  ///
+  /// - Parameter earlier: Counters read before.
+  /// - Returns: The differences.
+  public func subtracting(_ earlier: FleetCounters) -> FleetCounters {
+    var change = FleetCounters()
+    change.invalidationsSent = self.invalidationsSent - earlier.invalidationsSent
+    change.invalidationsApplied = self.invalidationsApplied - earlier.invalidationsApplied
+    change.listenerConnections = self.listenerConnections - earlier.listenerConnections
+    change.fillsLed = self.fillsLed - earlier.fillsLed
+    change.fillsTakenOver = self.fillsTakenOver - earlier.fillsTakenOver
+    change.fillsFollowed = self.fillsFollowed - earlier.fillsFollowed
+    change.fillsServedFresh = self.fillsServedFresh - earlier.fillsServedFresh
+    change.fillsRefused = self.fillsRefused - earlier.fillsRefused
+    change.invalidatedStores = self.invalidatedStores - earlier.invalidatedStores
+    return change
+  }
 }
 
 private func fleetLine(_ value: some Encodable) -> String {

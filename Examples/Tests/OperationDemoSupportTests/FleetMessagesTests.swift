@@ -63,4 +63,23 @@ import Testing
     #expect(FleetCommand(parsing: text) == nil)
     #expect(FleetChildLine(parsing: text) == nil)
   }
+
+  @Test func `Counters Subtract Field By Field`() {
+    var before = FleetCounters()
+    before.fillsLed = 1
+    before.fillsTakenOver = 1
+    before.listenerConnections = 1
+    var after = before
+    after.fillsLed = 2
+    after.fillsFollowed = 3
+    after.fillsRefused = 1
+    after.invalidationsApplied = 1_000
+    var expected = FleetCounters()
+    expected.fillsLed = 1
+    expected.fillsFollowed = 3
+    expected.fillsRefused = 1
+    expected.invalidationsApplied = 1_000
+    #expect(after.subtracting(before) == expected)
+    #expect(after.subtracting(after) == FleetCounters())
+  }
 }

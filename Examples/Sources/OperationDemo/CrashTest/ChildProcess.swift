@@ -65,8 +65,8 @@ final class ChildProcess: Sendable {
     }
     var fds: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { throw ChildProcessError.system("pipe", errno) }
-    // NB: The crash test starts one child at a time, so no other spawn can inherit the pipe
-    // between `pipe` and these calls (`pipe2` would close that window, but Glibc's module does
+    // NB: The tests start one child at a time, so no other spawn can inherit a pipe between
+    // `pipe` and these calls (`pipe2` would close that window, but Glibc's module does
     // not export it).
     _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
     _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
@@ -159,10 +159,12 @@ final class ChildProcess: Sendable {
   /// - Parameter line: The line, without its newline.
   func send(_ line: String) {
     guard self.inputFD >= 0 else { return }
-    var bytes = Array((line + "\n").utf8)
+    // NB: A command is shorter than `PIPE_BUF`, so one `write` sends it whole, and two tasks
+    // writing to one child never interleave their lines.
+    let bytes = Array((line + "\n").utf8)
     var offset = 0
     while offset < bytes.count {
-      let written = bytes.withUnsafeMutableBytes {
+      let written = bytes.withUnsafeBytes {
         write(self.inputFD, $0.baseAddress! + offset, $0.count - offset)
       }
       if written < 0 && errno == EINTR { continue }

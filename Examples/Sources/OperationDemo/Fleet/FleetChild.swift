@@ -144,6 +144,7 @@ struct FleetChild {
         cache: session.cache
       )
     )
+    let before = Self.counters(of: session)
     let entered = Locked(0)
     let results = await withTaskGroup(of: Result<FleetItem, any Error>.self) { group in
       for _ in 0..<callers {
@@ -186,7 +187,7 @@ struct FleetChild {
       errors: results.count - byFetcher.values.reduce(0, +),
       valuesByFetcher: byFetcher,
       errorMessages: errors.sorted(),
-      counters: Self.counters(of: session)
+      counters: Self.counters(of: session).subtracting(before)
     )
   }
 

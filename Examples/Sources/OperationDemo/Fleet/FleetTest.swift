@@ -300,6 +300,7 @@ struct FleetTest {
       "the survivors answered \(String(format: "%.2f", waited.inSeconds)) s after the kill; "
         + "upstream requests from \(requests.joined(separator: ", "))"
     )
+    Self.describe(reports, run)
     run.checks.record(.upstreamRequests(key: key, requests: requests.count, expected: 2))
     run.checks.record(
       .everyCallerAnswered(
@@ -362,6 +363,7 @@ struct FleetTest {
       "releases \(leader.instance)'s request; \(leader.instance) continued"
     )
     let leaderReport = await Self.takeReport(key: key, from: leader, within: .seconds(60))
+    Self.describe(reports + (leaderReport.map { [$0] } ?? []), run)
     let requests = run.state.fleetUpstream.requests(forKey: key)
     run.checks.record(.upstreamRequests(key: key, requests: requests.count, expected: 2))
     run.checks.record(
