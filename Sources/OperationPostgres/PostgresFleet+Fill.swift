@@ -78,6 +78,7 @@ extension PostgresFleet {
           version: version,
           holder: self.instance,
           following: following,
+          requestedAt: start,
           freshSince: maxAge.map { now.addingTimeInterval(-$0.seconds) },
           now: now,
           leaseUntil: now.addingTimeInterval(self.leaseDuration.seconds)
@@ -117,7 +118,10 @@ extension PostgresFleet {
         }
         // NB: Woken by the fill's notification, or at the lease's expiry to take it over, or at
         // the end of `maxWait`; a small margin lets the expiry pass on the server's side too.
-        let deadline = min(expiresAt.addingTimeInterval(0.01), start.addingTimeInterval(maxWait.seconds))
+        let deadline = min(
+          expiresAt.addingTimeInterval(0.01),
+          start.addingTimeInterval(maxWait.seconds)
+        )
         await self.waitForFill(key: key, id: waiter, until: deadline)
       }
     }
@@ -152,13 +156,19 @@ extension PostgresFleet {
       // NB: A cancelled leader gives the lease up, so a follower takes over at once; a failed
       // one tells its followers why. Either way best effort: the lease expires otherwise.
       let isCancelled = error is CancellationError || Task.isCancelled
-      _ = try? await self.persistence.endFill(
-        key: key,
-        generation: generation,
-        entry: nil,
-        error: isCancelled ? nil : String(describing: error),
-        payload: payload
-      )
+      let description = isCancelled ? nil : String(describing: error)
+      // NB: On a task of its own: the leader's task may be cancelled, and the lease's end must
+      // still be written.
+      await Task { [persistence, clock] in
+        _ = try? await persistence.endFill(
+          key: key,
+          generation: generation,
+          entry: nil,
+          error: description,
+          payload: payload,
+          at: clock.now()
+        )
+      }.value
       throw error
     }
     renewal.cancel()
@@ -175,7 +185,8 @@ extension PostgresFleet {
       generation: generation,
       entry: entry,
       error: nil,
-      payload: payload
+      payload: payload,
+      at: now
     )
     if !isWritten {
       // NB: Another instance took the fill over while this one stalled: the value is this

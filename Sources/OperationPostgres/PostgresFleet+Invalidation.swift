@@ -160,17 +160,13 @@ extension PostgresFleet {
 
   /// Applies the log's invalidations after the last one applied, in order; called by the
   /// listening loop only, so never twice at once.
-  func applyInvalidations() async {
+  ///
+  /// - Throws: The storage's error; the rows stay in the log, and the listening loop, which
+  ///   fails with it, connects again and reads them.
+  func applyInvalidations() async throws {
     while true {
       let last = self.state.withLock { $0.lastAppliedInvalidationID }
-      let rows: [LoggedInvalidation]
-      do {
-        rows = try await self.persistence.invalidations(after: last, limit: 1_000)
-      } catch {
-        // NB: The rows stay in the log; the next notification or reconnection reads them.
-        self.onProblem(.listenerFailed(String(describing: error)))
-        return
-      }
+      let rows = try await self.persistence.invalidations(after: last, limit: 1_000)
       for row in rows {
         if row.origin != self.instance {
           await self.apply(row)
@@ -219,7 +215,8 @@ extension PostgresFleet {
 
   /// Reruns the observed stores under `path`, as an invalidation's default policy does, without
   /// the listening loop waiting for them.
-  private static func rerunObservedStores(of client: OperationClient, matching path: OperationPath) {
+  private static func rerunObservedStores(of client: OperationClient, matching path: OperationPath)
+  {
     let observed = client.stores(matching: path).filter { store in
       store.subscriberCount > 0 && !store.isMutation && store.isAutomaticRunningEnabled
     }

@@ -70,6 +70,10 @@ public final class PostgresFleet: Service, Sendable {
     var outgoingInvalidations = [String]()
     var isSendingInvalidations = false
     var sendWaiters = [CheckedContinuation<Void, Never>]()
+    /// The lanes whose outboxes are to be woken (`nil` in the set: every lane), and whether a
+    /// task wakes them: notifications of one lane that arrive while it is read are read once.
+    var lanesToWake = Set<String?>()
+    var isWakingOutboxes = false
     var isListening = false
     var listeningWaiters = [CheckedContinuation<Void, Never>]()
   }
@@ -238,6 +242,7 @@ public final class PostgresFleet: Service, Sendable {
           self.onProblem(.listenerFailed(String(reflecting: error)))
         }
         self.stoppedListening()
+        guard !Task.isCancelled else { break }
         let backoff = OperationDuration.milliseconds(min(50 << min(failures, 7), 5_000))
         try? await self.delayer.delay(for: backoff)
       }
@@ -249,15 +254,15 @@ public final class PostgresFleet: Service, Sendable {
     let channel = self.persistence.namespace.channel
     try await self.persistence.client.withConnection { connection in
       try await connection.listen(on: channel) { notifications in
-        await self.startedListening()
+        try await self.startedListening()
         for try await notification in notifications {
-          await self.handle(notification.payload)
+          try await self.handle(notification.payload)
         }
       }
     }
   }
 
-  private func startedListening() async {
+  private func startedListening() async throws {
     let waiters = self.state.withLock { state in
       state.isListening = true
       state.statistics.listenerConnections += 1
@@ -266,9 +271,9 @@ public final class PostgresFleet: Service, Sendable {
     }
     // NB: What was announced while nobody listened is in the tables: the log is replayed, the
     // outboxes read every lane, and the waiting fills look at their leases again.
-    await self.applyInvalidations()
+    try await self.applyInvalidations()
     self.wakeAllFills()
-    await self.wakeOutboxes(lane: nil)
+    self.scheduleWake(lane: nil)
     for waiter in waiters {
       waiter.resume()
     }
@@ -279,12 +284,12 @@ public final class PostgresFleet: Service, Sendable {
     self.state.withLock { $0.isListening = false }
   }
 
-  private func handle(_ payload: String) async {
+  private func handle(_ payload: String) async throws {
     let body = String(payload.dropFirst(2))
     switch payload.prefix(2) {
-    case "i:": await self.applyInvalidations()
+    case "i:": try await self.applyInvalidations()
     case "f:": body.isEmpty ? self.wakeAllFills() : self.wakeFills(key: body)
-    case "o:": await self.wakeOutboxes(lane: body.isEmpty ? nil : body)
+    case "o:": self.scheduleWake(lane: body.isEmpty ? nil : body)
     default: break
     }
   }
@@ -305,6 +310,36 @@ public final class PostgresFleet: Service, Sendable {
     }
     return OperationSubscription { [weak self] in
       self?.state.withLock { _ = $0.outboxes.removeValue(forKey: id) }
+    }
+  }
+
+  /// Wakes the outboxes for `lane` on a task of its own, so that the listening loop goes on with
+  /// the next notification; a lane already waiting to be woken is woken once.
+  private func scheduleWake(lane: String?) {
+    let starts = self.state.withLock { state in
+      guard !state.outboxes.isEmpty else { return false }
+      state.lanesToWake.insert(lane)
+      guard !state.isWakingOutboxes else { return false }
+      state.isWakingOutboxes = true
+      return true
+    }
+    guard starts else { return }
+    Task {
+      while true {
+        let lanes = self.state.withLock { state -> Set<String?> in
+          defer { state.lanesToWake.removeAll() }
+          if state.lanesToWake.isEmpty { state.isWakingOutboxes = false }
+          return state.lanesToWake
+        }
+        guard !lanes.isEmpty else { return }
+        if lanes.contains(nil) {
+          await self.wakeOutboxes(lane: nil)
+        } else {
+          for case let lane? in lanes.sorted(by: { ($0 ?? "") < ($1 ?? "") }) {
+            await self.wakeOutboxes(lane: lane)
+          }
+        }
+      }
     }
   }
 

@@ -145,70 +145,93 @@ extension PostgresPersistence {
     case follow(generation: Int64, expiresAt: Date)
   }
 
-  /// One step of a fill, in one transaction: the value when it is fresh or when the fill that
-  /// the caller follows ended; else the lease, when it is free or expired; else the lease's
-  /// holder.
+  /// One step of a fill, in one transaction, on the lease row locked: the value when it is fresh
+  /// or when the fill that the caller follows ended; else the lease, when it is free or
+  /// expired; else the lease's holder.
+  ///
+  /// The row is locked (`FOR UPDATE`) before anything is decided, so that a fill that commits
+  /// meanwhile is seen whole: a follower never takes a lease over that was just filled.
   func fillStep(
     key: String,
     version: String,
     holder: String,
     following: Int64?,
+    requestedAt: Date,
     freshSince: Date?,
     now: Date,
     leaseUntil: Date
   ) async throws -> FillStep {
     let leases = self.namespace.leaseTable
     return try await self.transaction("take a fill lease") { connection in
-      if let following {
+      while true {
         let rows = try await Self.collect(
           connection.query(
-            "SELECT generation, state, error FROM \(unescaped: leases) WHERE key = \(key)",
+            """
+            SELECT generation, state, error, expires_at FROM \(unescaped: leases)
+            WHERE key = \(key) FOR UPDATE
+            """,
             logger: self.logger
           )
         )
-        if let row = rows.first {
-          let (generation, state, error) = try row.decode((Int64, String, String?).self)
-          if generation >= following, state == "filled",
-            let entry = try await self.entry(key: key, version: version, on: connection)
+        guard let row = rows.first else {
+          if let freshSince,
+            let entry = try await self.entry(key: key, version: version, on: connection),
+            entry.valueUpdatedAt >= freshSince
           {
             return .value(entry.value, updatedAt: entry.valueUpdatedAt)
           }
-          if generation == following, state == "failed" {
-            return .failed(error ?? "unknown error")
-          }
+          let inserted = try await Self.collect(
+            connection.query(
+              """
+              INSERT INTO \(unescaped: leases) (key, holder, generation, expires_at, state)
+              VALUES (\(key), \(holder), 1, \(leaseUntil.timeIntervalSince1970), 'running')
+              ON CONFLICT (key) DO NOTHING RETURNING generation
+              """,
+              logger: self.logger
+            )
+          )
+          if let row = inserted.first { return .lead(generation: try row.decode(Int64.self)) }
+          // NB: Another instance inserted the row since the lock was asked for: lock it now.
+          continue
         }
-      } else if let freshSince,
-        let entry = try await self.entry(key: key, version: version, on: connection),
-        entry.valueUpdatedAt >= freshSince
-      {
-        return .value(entry.value, updatedAt: entry.valueUpdatedAt)
-      }
-      let taken = try await Self.collect(
-        connection.query(
-          """
-          INSERT INTO \(unescaped: leases) (key, holder, generation, expires_at, state)
-          VALUES (\(key), \(holder), 1, \(leaseUntil.timeIntervalSince1970), 'running')
-          ON CONFLICT (key) DO UPDATE SET holder = EXCLUDED.holder,
-            generation = \(unescaped: leases).generation + 1,
-            expires_at = EXCLUDED.expires_at, state = 'running', error = NULL
-          WHERE \(unescaped: leases).state <> 'running'
-            OR \(unescaped: leases).expires_at <= \(now.timeIntervalSince1970)
-          RETURNING generation
-          """,
-          logger: self.logger
+        let (generation, state, error, expiresAt) = try row.decode(
+          (Int64, String, String?, Double).self
         )
-      )
-      if let row = taken.first {
-        return .lead(generation: try row.decode(Int64.self))
-      }
-      let held = try await Self.collect(
-        connection.query(
-          "SELECT generation, expires_at FROM \(unescaped: leases) WHERE key = \(key)",
-          logger: self.logger
+        // NB: A fill that ended after this caller asked (while it followed, or while its first
+        // step waited for the lock) is as fresh as a call of its own would be.
+        let isFilledSinceRequest =
+          state == "filled"
+          && (expiresAt >= requestedAt.timeIntervalSince1970
+            || following.map { generation >= $0 } == true)
+        if isFilledSinceRequest,
+          let entry = try await self.entry(key: key, version: version, on: connection)
+        {
+          return .value(entry.value, updatedAt: entry.valueUpdatedAt)
+        }
+        if let following, generation == following, state == "failed" {
+          return .failed(error ?? "unknown error")
+        }
+        if following == nil, let freshSince,
+          let entry = try await self.entry(key: key, version: version, on: connection),
+          entry.valueUpdatedAt >= freshSince
+        {
+          return .value(entry.value, updatedAt: entry.valueUpdatedAt)
+        }
+        if state == "running", expiresAt > now.timeIntervalSince1970 {
+          return .follow(generation: generation, expiresAt: Date(timeIntervalSince1970: expiresAt))
+        }
+        let taken = try await Self.collect(
+          connection.query(
+            """
+            UPDATE \(unescaped: leases) SET holder = \(holder), generation = generation + 1,
+              expires_at = \(leaseUntil.timeIntervalSince1970), state = 'running', error = NULL
+            WHERE key = \(key) RETURNING generation
+            """,
+            logger: self.logger
+          )
         )
-      )
-      let (generation, expiresAt) = try held[0].decode((Int64, Double).self)
-      return .follow(generation: generation, expiresAt: Date(timeIntervalSince1970: expiresAt))
+        return .lead(generation: try taken[0].decode(Int64.self))
+      }
     }
   }
 
@@ -249,12 +272,15 @@ extension PostgresPersistence {
     generation: Int64,
     entry: PersistedQueryEntry?,
     error: String?,
-    payload: String
+    payload: String,
+    at date: Date
   ) async throws -> Bool {
     let leases = self.namespace.leaseTable
+    // NB: A filled lease keeps the date of its fill in `expires_at`: a caller that asked before
+    // it takes the value rather than a lease.
     let (state, expiry): (String, Double) =
       if entry != nil {
-        ("filled", 0)
+        ("filled", date.timeIntervalSince1970)
       } else if error != nil {
         ("failed", 0)
       } else {

@@ -684,8 +684,26 @@ public struct PostgresStorageError: Error, Sendable, CustomStringConvertible {
   }
 
   init(action: String, underlying: any Error) {
-    // NB: PSQLError's description hides the server's message; its reflection shows it.
-    self.init(action: action, message: String(reflecting: underlying))
+    self.init(action: action, message: Self.message(of: underlying))
+  }
+
+  /// The server's message and code, or the connection's error.
+  private static func message(of error: any Error) -> String {
+    if let transaction = error as? PostgresTransactionError,
+      let inner = transaction.closureError ?? transaction.commitError ?? transaction.beginError
+        ?? transaction.rollbackError
+    {
+      return Self.message(of: inner)
+    }
+    if let error = error as? PSQLError {
+      if let message = error.serverInfo?[.message] {
+        let code = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+        return message + code
+      }
+      // NB: PSQLError's description hides the details; its code names the failure.
+      return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+    }
+    return String(describing: error)
   }
 
   /// A description of the error.

@@ -9,7 +9,9 @@ import Testing
     #expect(PostgresNamespace.default.name == "operation")
   }
 
-  @Test(arguments: ["", "1fleet", "Fleet", "fleet-1", "fleet; DROP TABLE x", String(repeating: "a", count: 41)])
+  @Test(arguments: [
+    "", "1fleet", "Fleet", "fleet-1", "fleet; DROP TABLE x", String(repeating: "a", count: 41),
+  ])
   func `A Name That Is Not A Plain Identifier Is Refused`(name: String) {
     let error = #expect(throws: PostgresNamespace.InvalidNameError.self) {
       try PostgresNamespace(name)

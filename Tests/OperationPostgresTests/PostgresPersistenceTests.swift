@@ -7,7 +7,9 @@ import Testing
 
 @Suite(.enabled(if: TestPostgres.isEnabled, TestPostgres.skipMessage), .timeLimit(.minutes(1)))
 struct PostgresPersistenceTests {
-  private static func entry(_ key: String, _ value: String, updatedAt: TimeInterval) -> PersistedQueryEntry {
+  private static func entry(_ key: String, _ value: String, updatedAt: TimeInterval)
+    -> PersistedQueryEntry
+  {
     PersistedQueryEntry(
       key: key,
       version: "v1",
@@ -92,7 +94,9 @@ struct PostgresPersistenceTests {
       var other = Self.entry("other", "x", updatedAt: 5_000)
       other.version = "v0"
       try await storage.writeCacheEntries(
-        [Self.entry("old", "x", updatedAt: 1_000), Self.entry("new", "x", updatedAt: 5_000), other],
+        [
+          Self.entry("old", "x", updatedAt: 1_000), Self.entry("new", "x", updatedAt: 5_000), other,
+        ],
         accesses: [:],
         bounds: .init()
       )
@@ -112,9 +116,19 @@ struct PostgresPersistenceTests {
       let storage = try await PostgresPersistence(client: client, namespace: namespace)
       let date = Date(timeIntervalSince1970: 1_000)
       let first = try await storage.enqueueOutboxEntry(
-        kind: "k", lane: "l", idempotencyKey: "key", arguments: Data("1".utf8), at: date)
+        kind: "k",
+        lane: "l",
+        idempotencyKey: "key",
+        arguments: Data("1".utf8),
+        at: date
+      )
       let second = try await storage.enqueueOutboxEntry(
-        kind: "k", lane: "l", idempotencyKey: "key", arguments: Data("2".utf8), at: date)
+        kind: "k",
+        lane: "l",
+        idempotencyKey: "key",
+        arguments: Data("2".utf8),
+        at: date
+      )
       #expect(first == second)
       #expect(first.status == .queued)
       #expect(try await storage.outboxEntries() == [first])
@@ -128,36 +142,76 @@ struct PostgresPersistenceTests {
       let lease = now.addingTimeInterval(30)
       for index in 0..<3 {
         try await storage.enqueueOutboxEntry(
-          kind: "k", lane: "l", idempotencyKey: "key\(index)", arguments: Data(), at: now)
+          kind: "k",
+          lane: "l",
+          idempotencyKey: "key\(index)",
+          arguments: Data(),
+          at: now
+        )
       }
-      guard case .claimed(let a) = try await storage.claimNextOutboxEntry(
-        inLane: "l", worker: "a", at: now, leaseUntil: lease)
+      guard
+        case .claimed(let a) = try await storage.claimNextOutboxEntry(
+          inLane: "l",
+          worker: "a",
+          at: now,
+          leaseUntil: lease
+        )
       else { Issue.record("A got no claim"); return }
       #expect(a.entry.idempotencyKey == "key0")
       #expect(a.generation == 1)
-      #expect(try await storage.claimNextOutboxEntry(inLane: "l", worker: "b", at: now, leaseUntil: lease)
-        == .busy(until: lease))
+      #expect(
+        try await storage.claimNextOutboxEntry(inLane: "l", worker: "b", at: now, leaseUntil: lease)
+          == .busy(until: lease)
+      )
       try await storage.completeOutboxClaim(a)
-      guard case .claimed(let b) = try await storage.claimNextOutboxEntry(
-        inLane: "l", worker: "b", at: now, leaseUntil: lease)
+      guard
+        case .claimed(let b) = try await storage.claimNextOutboxEntry(
+          inLane: "l",
+          worker: "b",
+          at: now,
+          leaseUntil: lease
+        )
       else { Issue.record("B got no claim"); return }
       #expect(b.entry.idempotencyKey == "key1")
-      #expect(try await storage.claimNextOutboxEntry(inLane: "other", worker: "b", at: now, leaseUntil: lease) == .empty)
+      #expect(
+        try await storage.claimNextOutboxEntry(
+          inLane: "other",
+          worker: "b",
+          at: now,
+          leaseUntil: lease
+        ) == .empty
+      )
     }
   }
 
-  @Test func `A Lease That Expired Is Taken Over, And The Late Worker Is Fenced Off`() async throws {
+  @Test func `A Lease That Expired Is Taken Over, And The Late Worker Is Fenced Off`() async throws
+  {
     try await TestPostgres.withClient { client, namespace in
       let storage = try await PostgresPersistence(client: client, namespace: namespace)
       let now = Date(timeIntervalSince1970: 1_000)
       try await storage.enqueueOutboxEntry(
-        kind: "k", lane: "l", idempotencyKey: "key", arguments: Data(), at: now)
-      guard case .claimed(let stalled) = try await storage.claimNextOutboxEntry(
-        inLane: "l", worker: "a", at: now, leaseUntil: now.addingTimeInterval(30))
+        kind: "k",
+        lane: "l",
+        idempotencyKey: "key",
+        arguments: Data(),
+        at: now
+      )
+      guard
+        case .claimed(let stalled) = try await storage.claimNextOutboxEntry(
+          inLane: "l",
+          worker: "a",
+          at: now,
+          leaseUntil: now.addingTimeInterval(30)
+        )
       else { Issue.record("A got no claim"); return }
       let later = now.addingTimeInterval(31)
-      guard case .claimed(let taken) = try await storage.claimNextOutboxEntry(
-        inLane: "l", worker: "b", at: later, leaseUntil: later.addingTimeInterval(30))
+      guard
+        case .claimed(let taken) = try await storage.claimNextOutboxEntry(
+          inLane: "l",
+          worker: "b",
+          at: later,
+          leaseUntil: later.addingTimeInterval(30)
+        )
       else { Issue.record("B got no claim"); return }
       #expect(taken.generation == 2)
       #expect(taken.entry.attempts == 2)
@@ -175,7 +229,9 @@ struct PostgresPersistenceTests {
       try await storage.failOutboxClaim(taken, lastError: "gone", at: later)
       let failed = try #require(try await storage.outboxEntries().first)
       #expect(failed.status == .failed)
-      let requeued = try #require(try await storage.requeueFailedOutboxEntry(id: failed.id, at: later))
+      let requeued = try #require(
+        try await storage.requeueFailedOutboxEntry(id: failed.id, at: later)
+      )
       #expect(requeued.id > failed.id)
       #expect(requeued.lastError == "gone")
       #expect(try await storage.removeFailedOutboxEntry(id: requeued.id) == false)
@@ -189,14 +245,23 @@ struct PostgresPersistenceTests {
       await #expect(throws: (any Error).self) {
         try await client.withTransaction(logger: .init(label: "test")) { connection in
           try await storage.enqueueOutboxEntry(
-            kind: "k", arguments: "dropped", lane: "l", idempotencyKey: "rolled-back",
-            on: connection)
+            kind: "k",
+            arguments: "dropped",
+            lane: "l",
+            idempotencyKey: "rolled-back",
+            on: connection
+          )
           throw Rollback()
         }
       }
       try await client.withTransaction(logger: .init(label: "test")) { connection in
         try await storage.enqueueOutboxEntry(
-          kind: "k", arguments: "kept", lane: "l", idempotencyKey: "committed", on: connection)
+          kind: "k",
+          arguments: "kept",
+          lane: "l",
+          idempotencyKey: "committed",
+          on: connection
+        )
       }
       let entries = try await storage.outboxEntries()
       #expect(entries.map(\.idempotencyKey) == ["committed"])

@@ -595,7 +595,10 @@ public final class MutationOutbox: Sendable {
       case .claim(let lane):
         self.storageCalls.schedule { [self] in await self.claim(lane: lane) }
       case .renew(let claim):
-        self.storageCalls.schedule { [self] in await self.renew(claim) }
+        // NB: Not behind the other calls: a renewal that waited for a busy queue could land
+        // after its lease expired. It is fenced by its generation, and the machine ignores the
+        // answer of a renewal whose delivery ended meanwhile, so its order does not matter.
+        Task { [self] in await self.renew(claim) }
       case .write(let write):
         self.storageCalls.schedule { [self] in
           let error = await self.write(write)

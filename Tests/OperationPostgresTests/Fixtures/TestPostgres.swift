@@ -66,8 +66,7 @@ enum TestPostgres {
     }
   }
 
-  private static func drop(_ namespace: PostgresNamespace, on client: PostgresClient) async throws
-  {
+  private static func drop(_ namespace: PostgresNamespace, on client: PostgresClient) async throws {
     let name = namespace.name
     try await client.query(
       """
