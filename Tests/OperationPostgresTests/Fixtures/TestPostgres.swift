@@ -9,7 +9,9 @@ enum TestPostgres {
   static let url = ProcessInfo.processInfo.environment["OPERATION_POSTGRES_URL"]
 
   /// In CI no test may skip: without a server, the tests run and fail.
-  static let isRequired = ProcessInfo.processInfo.environment["CI"] == "true"
+  static let isRequired =
+    ProcessInfo.processInfo.environment["CI"] == "true"
+    || ProcessInfo.processInfo.environment["OPERATION_POSTGRES_REQUIRED"] == "1"
 
   /// Whether the PostgreSQL tests run.
   static let isEnabled = url != nil || isRequired
