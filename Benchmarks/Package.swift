@@ -32,6 +32,8 @@ let package = Package(
     // series in memory (no exporter or server is involved) and is what a server app would
     // bootstrap; it depends on swift-metrics and swift-atomics only.
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    // `PostgresClient` for `FleetProfile`, which measures OperationPostgres against a real server.
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     // glibc's heap statistics, which the Glibc module does not export.
@@ -72,6 +74,18 @@ let package = Package(
     .executableTarget(
       name: "OperationProfile",
       dependencies: ["OperationBenchmarkSupport"]
+    ),
+    // Wall-clock figures of a fleet on a real PostgreSQL (Scripts/with-postgres.sh starts one):
+    // invalidation propagation, outbox throughput with notified and polling workers, and the
+    // shared cache's cost per value. Network round trips are what they measure, so instruction
+    // counts would say nothing.
+    .executableTarget(
+      name: "FleetProfile",
+      dependencies: [
+        .product(name: "Operation", package: "swift-operation"),
+        .product(name: "OperationPostgres", package: "swift-operation"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]
