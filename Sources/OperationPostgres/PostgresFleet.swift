@@ -230,7 +230,7 @@ public final class PostgresFleet: Service, Sendable {
   /// - Throws: Nothing but cancellation: failures of the connection are reported to
   ///   `onProblem` and followed by a new connection.
   public func run() async throws {
-    try await cancelWhenGracefulShutdown {
+    await cancelWhenGracefulShutdown {
       var failures = 0
       while !Task.isCancelled {
         do {
@@ -239,7 +239,10 @@ public final class PostgresFleet: Service, Sendable {
         } catch {
           guard !Task.isCancelled else { break }
           failures += 1
-          self.onProblem(.listenerFailed(String(reflecting: error)))
+          let reason =
+            (error as? PostgresStorageError)
+            ?? PostgresStorageError(action: "listen for the fleet's notifications", underlying: error)
+          self.onProblem(.listenerFailed(reason.description))
         }
         self.stoppedListening()
         guard !Task.isCancelled else { break }
