@@ -458,7 +458,12 @@ struct FleetTest {
     _ = await sender.take(within: .seconds(30)) { line in
       if case .invalidated = line { true } else { nil }
     }
-    let counters = await Self.waitForInvalidations(count, on: receivers)
+    // NB: The terminated child may apply the second half before it notices the termination
+    // (its replay of the first notification reads every row after its last), so the wait is
+    // also for its new listening connection.
+    let counters = await Self.waitForInvalidations(count, on: receivers) { counters in
+      counters[receivers[0].instance].map { $0.listenerConnections >= 2 } ?? false
+    }
     let latencies = await Self.latencies(of: receivers)
     // NB: Then one at a time, 20 ms apart: the latency of an invalidation that does not wait
     // behind 499 others of its batch.
@@ -517,11 +522,12 @@ struct FleetTest {
     )
   }
 
-  /// Asks the receivers for their counters until each applied `count` invalidations, for at
-  /// most 30 seconds; returns the last counters.
+  /// Asks the receivers for their counters until each applied `count` invalidations and
+  /// `isDone` holds, for at most 30 seconds; returns the last counters.
   private static func waitForInvalidations(
     _ count: Int,
-    on receivers: [FleetChildHandle]
+    on receivers: [FleetChildHandle],
+    until isDone: ([String: FleetCounters]) -> Bool = { _ in true }
   ) async -> [String: FleetCounters] {
     var counters = [String: FleetCounters]()
     let deadline = ContinuousClock.now + .seconds(30)
@@ -529,7 +535,9 @@ struct FleetTest {
       for receiver in receivers {
         counters[receiver.instance] = await receiver.counters()
       }
-      if counters.values.allSatisfy({ $0.invalidationsApplied >= count }) { break }
+      if counters.values.allSatisfy({ $0.invalidationsApplied >= count }), isDone(counters) {
+        break
+      }
       try? await Task.sleep(for: .milliseconds(100))
     }
     return counters
