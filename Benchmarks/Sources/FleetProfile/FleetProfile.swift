@@ -178,17 +178,17 @@ func startWorkers(
   persistence: PostgresPersistence,
   deliveries: Deliveries,
   group: inout ThrowingTaskGroup<Void, any Error>
-) async throws -> [MutationOutbox] {
-  var outboxes = [MutationOutbox]()
+) async throws -> [(MutationOutbox, OperationSubscription)] {
+  var outboxes = [(MutationOutbox, OperationSubscription)]()
   for index in 0..<count {
     let fleet = try await PostgresFleet(persistence: persistence, instance: "w\(index)")
     let outbox = try await MutationOutbox(storage: persistence, worker: "w\(index)")
     outbox.register(Deliver(deliveries: deliveries), kind: "deliver")
     try await outbox.resume()
+    var wakeUps = OperationSubscription.empty
     switch mode {
     case .notified:
-      // NB: The subscription lives as long as the fleet's state holds the outbox.
-      _ = fleet.wakeOnNotifications(outbox)
+      wakeUps = fleet.wakeOnNotifications(outbox)
       group.addTask { try await fleet.run() }
       await fleet.waitUntilListening()
     case .polling:
@@ -199,7 +199,7 @@ func startWorkers(
         }
       }
     }
-    outboxes.append(outbox)
+    outboxes.append((outbox, wakeUps))
   }
   return outboxes
 }
@@ -244,7 +244,10 @@ func outboxThroughput(_ count: Int, _ client: PostgresClient, _ namespace: Postg
         let outboxes = try await startWorkers(
           workers, mode: mode, persistence: persistence, deliveries: deliveries, group: &group)
         await deliveries.wait(for: count)
-        for outbox in outboxes { await outbox.close() }
+        for (outbox, wakeUps) in outboxes {
+          await outbox.close()
+          wakeUps.cancel()
+        }
       }
       print(
         "outbox \(mode.rawValue), \(workers) worker(s): \(count) entries over 20 lanes in "
@@ -280,7 +283,10 @@ func outboxLatency(_ count: Int, _ client: PostgresClient, _ namespace: Postgres
         "outbox \(mode.rawValue): enqueue → delivery p50 \(ms(percentile(latencies, 0.5))), "
           + "p99 \(ms(percentile(latencies, 0.99))) over \(count) entries"
       )
-      for outbox in outboxes { await outbox.close() }
+      for (outbox, wakeUps) in outboxes {
+        await outbox.close()
+        wakeUps.cancel()
+      }
       group.cancelAll()
     }
   }
