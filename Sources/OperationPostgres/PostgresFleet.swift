@@ -241,7 +241,10 @@ public final class PostgresFleet: Service, Sendable {
           failures += 1
           let reason =
             (error as? PostgresStorageError)
-            ?? PostgresStorageError(action: "listen for the fleet's notifications", underlying: error)
+            ?? PostgresStorageError(
+              action: "listen for the fleet's notifications",
+              underlying: error
+            )
           self.onProblem(.listenerFailed(reason.description))
         }
         self.stoppedListening()
