@@ -79,9 +79,9 @@ extension PostgresFleet {
           holder: self.instance,
           following: following,
           requestedAt: start,
-          freshSince: maxAge.map { now.addingTimeInterval(-$0.seconds) },
+          freshSince: maxAge.map { now.addingTimeInterval(-$0.timeInterval) },
           now: now,
-          leaseUntil: now.addingTimeInterval(self.leaseDuration.seconds)
+          leaseUntil: now.addingTimeInterval(self.leaseDuration.timeInterval)
         )
       } catch {
         self.removeFillWaiter(key: key, id: waiter)
@@ -112,7 +112,7 @@ extension PostgresFleet {
         following = generation
         wasFollowing = true
         let waited = now.timeIntervalSince(start)
-        guard waited < maxWait.seconds else {
+        guard waited < maxWait.timeInterval else {
           self.removeFillWaiter(key: key, id: waiter)
           throw FillTimeoutError(key: key, waited: maxWait)
         }
@@ -120,7 +120,7 @@ extension PostgresFleet {
         // the end of `maxWait`; a small margin lets the expiry pass on the server's side too.
         let deadline = min(
           expiresAt.addingTimeInterval(0.01),
-          start.addingTimeInterval(maxWait.seconds)
+          start.addingTimeInterval(maxWait.timeInterval)
         )
         await self.waitForFill(key: key, id: waiter, until: deadline)
       }
@@ -137,7 +137,7 @@ extension PostgresFleet {
       while !Task.isCancelled {
         try? await delayer.delay(for: leaseDuration / 3)
         guard !Task.isCancelled else { return }
-        let until = clock.now().addingTimeInterval(leaseDuration.seconds)
+        let until = clock.now().addingTimeInterval(leaseDuration.timeInterval)
         let isHeld = try? await persistence.renewFillLease(
           key: key,
           generation: generation,
@@ -262,13 +262,6 @@ extension PostgresFleet {
     for (key, id) in waiters {
       self.signalFill(key: key, id: id)
     }
-  }
-}
-
-extension OperationDuration {
-  /// The duration in seconds.
-  var seconds: TimeInterval {
-    TimeInterval(self.attoseconds) / 1e18
   }
 }
 

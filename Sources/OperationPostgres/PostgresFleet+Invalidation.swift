@@ -140,8 +140,7 @@ extension PostgresFleet {
       } catch {
         failures += 1
         self.onProblem(.relayFailed(String(describing: error)))
-        let backoff = OperationDuration.milliseconds(min(50 << min(failures, 7), 5_000))
-        try? await self.delayer.delay(for: backoff)
+        try? await self.delayer.delay(for: Self.backoff(afterFailures: failures))
       }
     }
   }
@@ -239,7 +238,7 @@ extension PostgresFleet {
   @discardableResult
   public func trimInvalidationLog(olderThan age: OperationDuration) async throws -> Int {
     try await self.persistence.trimInvalidations(
-      before: self.clock.now().addingTimeInterval(-Double(age.attoseconds) / 1e18)
+      before: self.clock.now().addingTimeInterval(-age.timeInterval)
     )
   }
 }

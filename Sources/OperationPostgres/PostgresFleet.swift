@@ -249,11 +249,16 @@ public final class PostgresFleet: Service, Sendable {
         }
         self.stoppedListening()
         guard !Task.isCancelled else { break }
-        let backoff = OperationDuration.milliseconds(min(50 << min(failures, 7), 5_000))
-        try? await self.delayer.delay(for: backoff)
+        try? await self.delayer.delay(for: Self.backoff(afterFailures: failures))
       }
       self.stoppedListening()
     }
+  }
+
+  /// The wait before trying again after `failures` failures in a row: 50 ms, doubling, at most
+  /// 5 seconds.
+  static func backoff(afterFailures failures: Int) -> OperationDuration {
+    .milliseconds(min(50 << min(failures, 7), 5_000))
   }
 
   private func listen() async throws {
@@ -341,7 +346,7 @@ public final class PostgresFleet: Service, Sendable {
         if lanes.contains(nil) {
           await self.wakeOutboxes(lane: nil)
         } else {
-          for case let lane? in lanes.sorted(by: { ($0 ?? "") < ($1 ?? "") }) {
+          for lane in lanes.compactMap({ $0 }).sorted() {
             await self.wakeOutboxes(lane: lane)
           }
         }

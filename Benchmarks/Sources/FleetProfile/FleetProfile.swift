@@ -242,7 +242,12 @@ func outboxThroughput(_ count: Int, _ client: PostgresClient, _ namespace: Postg
     try await withThrowingTaskGroup(of: Void.self) { group in
       let seconds = try await elapsed {
         let outboxes = try await startWorkers(
-          workers, mode: mode, persistence: persistence, deliveries: deliveries, group: &group)
+          workers,
+          mode: mode,
+          persistence: persistence,
+          deliveries: deliveries,
+          group: &group
+        )
         await deliveries.wait(for: count)
         for (outbox, wakeUps) in outboxes {
           await outbox.close()
@@ -267,12 +272,22 @@ func outboxLatency(_ count: Int, _ client: PostgresClient, _ namespace: Postgres
     let deliveries = Deliveries()
     try await withThrowingTaskGroup(of: Void.self) { group in
       let outboxes = try await startWorkers(
-        1, mode: mode, persistence: persistence, deliveries: deliveries, group: &group)
+        1,
+        mode: mode,
+        persistence: persistence,
+        deliveries: deliveries,
+        group: &group
+      )
       var enqueued = [String: Date]()
       // NB: One entry at a time, every 7 ms, as requests of a service write them.
       for index in 0..<count {
         enqueued.merge(
-          try await enqueue(index..<(index + 1), lanes: 20, persistence: persistence, client: client)
+          try await enqueue(
+            index..<(index + 1),
+            lanes: 20,
+            persistence: persistence,
+            client: client
+          )
         ) { $1 }
         try await Task.sleep(for: .milliseconds(7))
       }
@@ -310,11 +325,19 @@ func cacheCost(_ count: Int, _ client: PostgresClient, _ namespace: PostgresName
   }
   let single = try await elapsed {
     for entry in entries {
-      try await persistence.writeCacheEntries([entry], accesses: [:], bounds: .init(maxEntryCount: nil))
+      try await persistence.writeCacheEntries(
+        [entry],
+        accesses: [:],
+        bounds: .init(maxEntryCount: nil)
+      )
     }
   }
   let batched = try await elapsed {
-    try await persistence.writeCacheEntries(entries, accesses: [:], bounds: .init(maxEntryCount: nil))
+    try await persistence.writeCacheEntries(
+      entries,
+      accesses: [:],
+      bounds: .init(maxEntryCount: nil)
+    )
   }
   let reads = try await elapsed {
     for entry in entries {

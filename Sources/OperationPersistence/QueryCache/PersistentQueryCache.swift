@@ -550,7 +550,7 @@ public final class PersistentQueryCache: Sendable {
 
 extension OperationDuration {
   /// The duration in seconds.
-  var timeInterval: TimeInterval {
+  package var timeInterval: TimeInterval {
     TimeInterval(self.attoseconds) / 1e18
   }
 }
