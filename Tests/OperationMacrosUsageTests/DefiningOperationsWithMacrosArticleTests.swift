@@ -1,5 +1,5 @@
 import Operation
-import Synchronization
+import OperationSynchronization
 import Testing
 
 // The examples of the Defining operations with macros article
@@ -63,7 +63,7 @@ extension OperationContext {
   @Test func `A Continuation Parameter Yields Before The Final Value`() async throws {
     let client = OperationClient()
     let store = client.store(for: $cachedPost(id: 1))
-    let titles = Mutex<[String]>([])
+    let titles = Lock<[String]>([])
     let handler = QueryEventHandler<QueryState<Post, any Error>>(
       onResultReceived: { result, _ in
         if case .success(let post) = result { titles.withLock { $0.append(post.title) } }

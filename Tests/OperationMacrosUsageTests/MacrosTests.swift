@@ -1,5 +1,5 @@
 import Operation
-import Synchronization
+import OperationSynchronization
 import Testing
 
 extension OperationContext {
@@ -36,7 +36,7 @@ private struct Doubling: OperationRequest, Sendable {
   }
 
   @Test func `Run Sends Yields To The Given Continuation`() async {
-    let yields = Mutex<[Int]>([])
+    let yields = Lock<[Int]>([])
     let value = await #run(
       Doubling(number: 3),
       context: OperationContext(),

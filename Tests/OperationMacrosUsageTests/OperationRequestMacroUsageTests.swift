@@ -1,5 +1,5 @@
 import Operation
-import Synchronization
+import OperationSynchronization
 import Testing
 
 @OperationRequest
@@ -63,7 +63,7 @@ private actor MacroCounter {
   @Test func `The Reserved Parameters Receive The Run's Values`() async throws {
     var context = OperationContext()
     context.macroTestCount = 4
-    let yields = Mutex<[Int]>([])
+    let yields = Lock<[Int]>([])
     let value = try await #run(
       $macroStream,
       context: context,

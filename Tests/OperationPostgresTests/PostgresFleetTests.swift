@@ -1,9 +1,9 @@
 import Foundation
 import Operation
 import OperationPostgres
+import OperationSynchronization
 import OperationTestSupport
 import PostgresNIO
-import Synchronization
 import Testing
 
 @Suite(.enabled(if: TestPostgres.isEnabled, TestPostgres.skipMessage), .timeLimit(.minutes(1)))
@@ -23,7 +23,7 @@ struct PostgresFleetTests {
       var order = [String: [Int]]()
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     var requests: Int { self.state.withLock { $0.requests } }
     var order: [String: [Int]] { self.state.withLock { $0.order } }

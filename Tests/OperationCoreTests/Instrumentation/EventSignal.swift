@@ -1,9 +1,9 @@
 import OperationCore
-import Synchronization
+import OperationSynchronization
 
 /// An instrument that lets a test wait until a store records an event.
 final class EventSignal: OperationInstrument {
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   private struct State {
     var recorded = [OperationInstrumentEvent]()

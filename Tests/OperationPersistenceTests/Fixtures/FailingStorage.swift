@@ -1,6 +1,6 @@
 import Foundation
 import OperationPersistence
-import Synchronization
+import OperationSynchronization
 
 /// A storage on a real SQLite file that fails the operations it is told to, on cue, as a full
 /// disk would; and, when it `sharesOutbox`, lets several outboxes deliver the file's entries at
@@ -19,7 +19,7 @@ final class FailingStorage: ForwardingStorage, SynchronousCacheReading {
   let base: SQLitePersistence
   /// Whether outboxes share the storage, relying on claims of entries alone.
   let sharesOutbox: Bool
-  private let failures = Mutex([Operation: Int]())
+  private let failures = Lock([Operation: Int]())
 
   init(base: SQLitePersistence, sharesOutbox: Bool = false) {
     self.base = base

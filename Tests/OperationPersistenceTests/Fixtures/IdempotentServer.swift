@@ -1,8 +1,8 @@
 import Foundation
 import Operation
 import OperationPersistence
+import OperationSynchronization
 import OperationTestSupport
-import Synchronization
 
 /// A server that applies each idempotency key once, as a real one that honours an
 /// `Idempotency-Key` header does: a request with a key it has applied gets the first response.
@@ -12,7 +12,7 @@ final class IdempotentServer: Sendable {
     var applied = [String: String]()
   }
 
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   /// The keys of every request, in order.
   var requests: [String] { self.state.withLock { $0.requests } }

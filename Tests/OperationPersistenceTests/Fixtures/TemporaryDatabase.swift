@@ -1,6 +1,6 @@
 import Foundation
 import OperationPersistence
-import Synchronization
+import OperationSynchronization
 
 /// A database file in a directory of its own under the temporary directory, removed when the
 /// value is released.
@@ -27,7 +27,7 @@ final class TemporaryDatabase: Sendable {
 
 /// Records values from any thread.
 final class Recorder<Value: Sendable>: Sendable {
-  private let storage = Mutex<[Value]>([])
+  private let storage = Lock<[Value]>([])
 
   var values: [Value] { self.storage.withLock { $0 } }
 

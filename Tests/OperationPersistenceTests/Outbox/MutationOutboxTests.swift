@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import Operation
 import OperationPersistence
+import OperationSynchronization
 import OperationTestSupport
-import Synchronization
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct `MutationOutbox tests` {
@@ -604,7 +604,7 @@ private final class FakeServer: Sendable {
     var failures = 0
   }
 
-  private let state = Mutex(State())
+  private let state = Lock(State())
   private let requested = Gate()
 
   var requests: [(text: String, key: String)] { self.state.withLock { $0.requests } }

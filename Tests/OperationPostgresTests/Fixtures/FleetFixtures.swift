@@ -1,9 +1,9 @@
 import Foundation
 import Operation
 import OperationPostgres
+import OperationSynchronization
 import OperationTestSupport
 import PostgresNIO
-import Synchronization
 import Testing
 
 /// An upstream service that counts its calls and can hold each one until the test opens its
@@ -20,7 +20,7 @@ final class Upstream: Sendable {
     var failing = Set<Int>()
   }
 
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   /// The number of calls that reached the service.
   var calls: Int { self.state.withLock { $0.calls } }
@@ -87,7 +87,7 @@ struct ItemQuery: QueryRequest, Sendable {
 
 /// Collects values from any thread.
 final class Recorder<Value: Sendable>: Sendable {
-  private let storage = Mutex([Value]())
+  private let storage = Lock([Value]())
 
   var values: [Value] { self.storage.withLock { $0 } }
 
