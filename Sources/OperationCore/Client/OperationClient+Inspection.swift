@@ -94,22 +94,48 @@ public struct OperationClientSnapshot: Hashable, Sendable, Codable {
   public var takenAt: Date
   /// The stores, ordered by path.
   public var stores: [OperationStoreSnapshot]
+  /// The circuit breakers that the client's stores run through (see
+  /// ``OperationRequest/circuitBreaker(_:)``), in the order the client first saw them.
+  public var circuitBreakers: [CircuitBreaker.Snapshot]
 
   /// Creates a snapshot.
   ///
   /// - Parameters:
   ///   - takenAt: When it was taken.
   ///   - stores: The stores.
-  public init(takenAt: Date, stores: [OperationStoreSnapshot]) {
+  ///   - circuitBreakers: The circuit breakers.
+  public init(
+    takenAt: Date,
+    stores: [OperationStoreSnapshot],
+    circuitBreakers: [CircuitBreaker.Snapshot] = []
+  ) {
     self.takenAt = takenAt
     self.stores = stores
+    self.circuitBreakers = circuitBreakers
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case takenAt
+    case stores
+    case circuitBreakers
+  }
+
+  /// Decodes a snapshot; one written before snapshots listed circuit breakers has none.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.takenAt = try container.decode(Date.self, forKey: .takenAt)
+    self.stores = try container.decode([OperationStoreSnapshot].self, forKey: .stores)
+    self.circuitBreakers =
+      try container.decodeIfPresent([CircuitBreaker.Snapshot].self, forKey: .circuitBreakers)
+      ?? []
   }
 }
 
 extension OperationClient {
   /// A `Codable` picture of the stores whose paths start with `path`: for each, its path, state
   /// type, phase, staleness, subscribers, runs in flight, update counts and dates, error, and
-  /// history or page count.
+  /// history or page count; and the state of every circuit breaker the client's stores run
+  /// through, read at the client's clock.
   ///
   /// ```swift
   /// let json = try JSONEncoder().encode(client.snapshot())
@@ -124,9 +150,11 @@ extension OperationClient {
   public func snapshot(matching path: OperationPath = OperationPath()) -> OperationClientSnapshot {
     let stores = self.stores(matching: path).map(\.snapshot)
       .sorted { $0.path < $1.path }
+    let now = self.defaultContext.operationClock.now()
     return OperationClientSnapshot(
-      takenAt: self.defaultContext.operationClock.now(),
-      stores: stores
+      takenAt: now,
+      stores: stores,
+      circuitBreakers: self.circuitBreakers.map { $0.snapshot(at: now) }
     )
   }
 }

@@ -32,6 +32,7 @@ public final class OperationClient: Sendable {
     var defaultContext: OperationContext
     var subscribers = Subscribers<ChangeSubscriber>()
     var invalidationSubscribers = Subscribers<@Sendable (OperationPath) -> Void>()
+    var circuitBreakers = [CircuitBreaker]()
   }
 
   struct ChangeSubscriber: Sendable {

@@ -287,3 +287,10 @@ extension OperationDuration: Codable {
     try container.encode(self.attosecondsPart)
   }
 }
+
+extension OperationDuration {
+  /// The duration in seconds, as a `Double` (`TimeInterval`).
+  package var timeInterval: Double {
+    Double(self.attoseconds) / 1e18
+  }
+}

@@ -187,6 +187,21 @@ public enum OperationInstrumentEvent: Hashable, Sendable {
   /// A value of the store could not be written to its persistent cache (it could not be
   /// encoded, or the storage failed); the store keeps the value, the disk does not have it.
   case persistenceWriteFailed
+  /// A ``RetryBudget`` refused a retry that `retry(limit:)` would have made: the run failed with
+  /// its last error at once.
+  case retryRefusedByBudget(budget: String)
+  /// A ``CircuitBreaker`` changed state, because of this run's outcome or its start.
+  case circuitBreakerTransition(
+    breaker: String,
+    from: CircuitBreaker.State,
+    to: CircuitBreaker.State
+  )
+  /// An open ``CircuitBreaker`` failed the run at once, without calling the operation.
+  case rejectedByCircuitBreaker(breaker: String)
+  /// A ``RateLimiter`` delayed the start of the run by `wait`.
+  case rateLimited(limiter: String, wait: OperationDuration)
+  /// A ``RateLimiter`` or a ``Bulkhead`` that fails fast refused the run.
+  case rejectedWhenFull(policy: String)
 }
 
 // MARK: - Context

@@ -35,6 +35,17 @@
   /// | `operation_pages_total` | counter | pages fetched by paginated requests |
   /// | `operation_persistence_write_failures_total` | counter | values of persisted stores that could not be written to their cache (unencodable, or the storage failed) |
   /// | `operation_run_duration_seconds` | timer | run durations, with the dimension `outcome` (`success`, `failure`, `cancelled`, `timeout`) |
+  /// | `operation_retries_refused_total` | counter | retries that a ``RetryBudget`` refused |
+  /// | `operation_rejections_total` | counter | runs failed at once by a policy, with the dimension `policy` (the breaker's, limiter's or bulkhead's name) |
+  /// | `operation_rate_limit_waits_total` | counter | starts that a ``RateLimiter`` delayed |
+  ///
+  /// Circuit breakers have series of their own, with the dimension `breaker` (its name) rather
+  /// than `operation`:
+  ///
+  /// | Label | Kind | Records |
+  /// |---|---|---|
+  /// | `operation_circuit_breaker_state` | gauge | 0 closed, 1 half-open, 2 open, from its last transition |
+  /// | `operation_circuit_breaker_transitions_total` | counter | transitions, with the dimension `to` (`closed`, `half-open`, `open`) |
   ///
   /// A finished run counts once as a success, a failure or a cancellation, so runs in flight are
   /// the runs less those three. The operation's own requests are the runs less the joins plus the
@@ -86,6 +97,7 @@
     private let factory: any MetricsFactory
     private let grouping: Grouping
     private let groups = Lock<[String: GroupMetrics]>([:])
+    private let labelled = Lock<[LabelledKey: LabelledMetric]>([:])
 
     /// Creates an instrument.
     ///
@@ -118,7 +130,8 @@
       }
     }
 
-    /// Counts a retry, a join, a timeout, an eviction or a failed write of a persisted value.
+    /// Counts a retry, a join, a timeout, an eviction, a failed write of a persisted value, a
+    /// refused retry, a rejection or a wait of a policy, and records a breaker's transition.
     public func record(_ event: OperationInstrumentEvent, in run: OperationRunInfo) {
       let metrics = self.metrics(for: run)
       switch event {
@@ -127,6 +140,81 @@
       case .timedOut: metrics.timeouts.increment()
       case .evicted: metrics.evictions.increment()
       case .persistenceWriteFailed: metrics.persistenceWriteFailures.increment()
+      case .retryRefusedByBudget: metrics.retriesRefused.increment()
+      case .rateLimited: metrics.rateLimitWaits.increment()
+      case .rejectedByCircuitBreaker(let policy), .rejectedWhenFull(let policy):
+        self.counter(
+          "rejections",
+          dimensions: [("operation", self.grouping.group(run)), ("policy", policy)]
+        )
+        .increment()
+      case .circuitBreakerTransition(let breaker, _, let to):
+        let value: Int64 =
+          switch to {
+          case .closed: 0
+          case .halfOpen: 1
+          case .open: 2
+          }
+        self.gauge("circuit_breaker_state", dimensions: [("breaker", breaker)]).record(value)
+        self.counter(
+          "circuit_breaker_transitions",
+          dimensions: [("breaker", breaker), ("to", to.rawValue)]
+        )
+        .increment()
+      }
+    }
+
+    private struct LabelledKey: Hashable {
+      let name: String
+      let dimensions: [String]
+    }
+
+    private enum LabelledMetric: Sendable {
+      case counter(Counter)
+      case gauge(Gauge)
+    }
+
+    /// The counter `<prefix>_<name>_total` with `dimensions`, made once.
+    private func counter(_ name: String, dimensions: [(String, String)]) -> Counter {
+      let metric = self.labelled(name, dimensions) {
+        .counter(
+          Counter(
+            label: "\(self.labelPrefix)_\(name)_total",
+            dimensions: dimensions,
+            factory: self.factory
+          )
+        )
+      }
+      guard case .counter(let counter) = metric else { preconditionFailure("A counter's key") }
+      return counter
+    }
+
+    /// The gauge `<prefix>_<name>` with `dimensions`, made once.
+    private func gauge(_ name: String, dimensions: [(String, String)]) -> Gauge {
+      let metric = self.labelled(name, dimensions) {
+        .gauge(
+          Gauge(label: "\(self.labelPrefix)_\(name)", dimensions: dimensions, factory: self.factory)
+        )
+      }
+      guard case .gauge(let gauge) = metric else { preconditionFailure("A gauge's key") }
+      return gauge
+    }
+
+    private func labelled(
+      _ name: String,
+      _ dimensions: [(String, String)],
+      make: () -> LabelledMetric
+    ) -> LabelledMetric {
+      let key = LabelledKey(name: name, dimensions: dimensions.flatMap { [$0.0, $0.1] })
+      if let metric = self.labelled.withLock({ $0[key] }) {
+        return metric
+      }
+      // NB: Made outside the lock, as the groups' metrics are: a factory is the app's code.
+      let metric = make()
+      return self.labelled.withLock { metrics in
+        if let existing = metrics[key] { return existing }
+        metrics[key] = metric
+        return metric
       }
     }
 
@@ -158,6 +246,8 @@
     let evictions: Counter
     let persistenceWriteFailures: Counter
     let pages: Counter
+    let retriesRefused: Counter
+    let rateLimitWaits: Counter
     let succeededDuration: Timer
     let failedDuration: Timer
     let cancelledDuration: Timer
@@ -185,6 +275,8 @@
       self.evictions = counter("evictions")
       self.persistenceWriteFailures = counter("persistence_write_failures")
       self.pages = counter("pages")
+      self.retriesRefused = counter("retries_refused")
+      self.rateLimitWaits = counter("rate_limit_waits")
       self.succeededDuration = timer("success")
       self.failedDuration = timer("failure")
       self.cancelledDuration = timer("cancelled")

@@ -98,6 +98,24 @@
         name = "operation.joined"
       case .timedOut:
         name = "operation.timed_out"
+      case .retryRefusedByBudget(let budget):
+        name = "operation.retry_refused"
+        attributes["operation.retry_budget"] = budget
+      case .circuitBreakerTransition(let breaker, let from, let to):
+        name = "operation.circuit_breaker_transition"
+        attributes["operation.circuit_breaker"] = breaker
+        attributes["operation.circuit_breaker.from"] = from.rawValue
+        attributes["operation.circuit_breaker.to"] = to.rawValue
+      case .rejectedByCircuitBreaker(let breaker):
+        name = "operation.rejected"
+        attributes["operation.circuit_breaker"] = breaker
+      case .rateLimited(let limiter, let wait):
+        name = "operation.rate_limited"
+        attributes["operation.rate_limiter"] = limiter
+        attributes["operation.rate_limiter.wait_seconds"] = wait.timeInterval
+      case .rejectedWhenFull(let policy):
+        name = "operation.rejected"
+        attributes["operation.policy"] = policy
       case .evicted, .persistenceWriteFailed:
         // NB: An eviction and a cache write happen outside any run, so no span of the store is
         // current.

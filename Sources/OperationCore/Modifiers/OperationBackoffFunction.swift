@@ -1,20 +1,25 @@
 import OperationSynchronization
 
-/// How long to wait before each retry, as a function of the attempt number.
+/// How long to wait before each retry, as a function of the attempt number and, when the function
+/// asks for it, of the failure that the retry follows.
 ///
 /// ```swift
 /// PostQuery(id: 1)
 ///   .retry(limit: 3)
 ///   .backoff(.exponential(.seconds(1)))  // Waits 1 s, 2 s, then 4 s.
 /// ```
+///
+/// A function made with ``init(_:_:)-(_,(Int,any Error)->OperationDuration)`` sees the error, so
+/// that a server's answer can set the wait; ``honoringRetryAfter(atMost:)`` does this for errors
+/// that carry a `Retry-After` (``RetryAfterProviding``).
 public struct OperationBackoffFunction: Sendable {
-  private let backoff: @Sendable (Int) -> OperationDuration
+  private let backoff: @Sendable (Int, (any Error)?) -> OperationDuration
 
   /// What the function does, without the `OperationBackoffFunction(…)` wrapper of
   /// ``description``, for example `Exponential every 1.0 seconds`.
   public let rawDescription: String
 
-  /// Creates a backoff function.
+  /// Creates a backoff function of the attempt number.
   ///
   /// - Parameters:
   ///   - description: Says what the function does.
@@ -24,16 +29,74 @@ public struct OperationBackoffFunction: Sendable {
     _ backoff: @escaping @Sendable (Int) -> OperationDuration
   ) {
     self.rawDescription = description()
-    self.backoff = backoff
+    self.backoff = { attempt, _ in backoff(attempt) }
   }
 
-  /// The wait before a retry attempt.
+  /// Creates a backoff function of the attempt number and the failure that the retry follows.
+  ///
+  /// ```swift
+  /// let backoff = OperationBackoffFunction("Slower when throttled") { attempt, error in
+  ///   error is ThrottledError ? .seconds(30) : .seconds(attempt)
+  /// }
+  /// ```
+  ///
+  /// Called without an error (``callAsFunction(_:)``), the function gets a
+  /// ``NoFailureError``.
+  ///
+  /// - Parameters:
+  ///   - description: Says what the function does.
+  ///   - backoff: Returns the wait before a given retry attempt, starting at 1, after a failure.
+  public init(
+    _ description: @autoclosure () -> String = "Custom",
+    _ backoff: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> OperationDuration
+  ) {
+    self.rawDescription = description()
+    self.backoff = { attempt, error in backoff(attempt, error ?? NoFailureError()) }
+  }
+
+  /// The wait before a retry attempt, when no failure is known.
   ///
   /// - Parameter attempt: The retry attempt, starting at 1.
   /// - Returns: How long to wait.
   public func callAsFunction(_ attempt: Int) -> OperationDuration {
-    self.backoff(attempt)
+    self.backoff(attempt, nil)
   }
+
+  /// The wait before a retry attempt that follows a failure.
+  ///
+  /// `retry(limit:)` asks this way, so that a function that reads the error (such as
+  /// ``honoringRetryAfter(atMost:)``) can see it.
+  ///
+  /// - Parameters:
+  ///   - attempt: The retry attempt, starting at 1.
+  ///   - error: The failure of the attempt before it.
+  /// - Returns: How long to wait.
+  public func callAsFunction(_ attempt: Int, after error: any Error) -> OperationDuration {
+    self.backoff(attempt, error)
+  }
+
+  private init(
+    raw description: String,
+    _ backoff: @escaping @Sendable (Int, (any Error)?) -> OperationDuration
+  ) {
+    self.rawDescription = description
+    self.backoff = backoff
+  }
+
+  /// The same curve under another description, or read through `transform` from this one: the
+  /// error, when there is one, reaches both.
+  func transformed(
+    _ description: String,
+    _ transform: @escaping @Sendable (OperationDuration, Int, (any Error)?) -> OperationDuration
+  ) -> Self {
+    Self(raw: description) { attempt, error in
+      transform(self.backoff(attempt, error), attempt, error)
+    }
+  }
+
+  /// The error that an error-reading backoff function receives when it is asked for a wait
+  /// without a failure, through ``OperationBackoffFunction/callAsFunction(_:)``.
+  public struct NoFailureError: Error, Hashable, Sendable {}
 }
 
 extension OperationBackoffFunction: CustomStringConvertible {
@@ -90,8 +153,7 @@ extension OperationBackoffFunction {
     using generator: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
   ) -> Self {
     let generator = Lock(generator)
-    return Self("\(self.rawDescription) with jitter") { attempt in
-      let base = self(attempt)
+    return self.transformed("\(self.rawDescription) with jitter") { base, _, _ in
       guard base > .zero else { return .zero }
       return generator.withLock { OperationDuration.random(in: .zero..<base, using: &$0) }
     }
@@ -162,8 +224,8 @@ extension OperationBackoffFunction {
   /// - Parameter maximum: The longest wait.
   /// - Returns: The capped backoff function.
   public func capped(at maximum: OperationDuration) -> Self {
-    Self("\(self.rawDescription), at most \(maximum)") { attempt in
-      min(self(attempt), maximum)
+    self.transformed("\(self.rawDescription), at most \(maximum)") { base, _, _ in
+      min(base, maximum)
     }
   }
 }

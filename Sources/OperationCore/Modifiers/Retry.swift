@@ -10,6 +10,12 @@ extension OperationRequest {
   /// through. The context's ``OperationContext/operationMaxRetries`` is read at run time, so
   /// setting it on a store's context overrides `limit`.
   ///
+  /// With a ``RetryBudget`` in the context (``OperationContext/operationRetryBudget``), each run
+  /// counts as a first attempt of the budget's scope and each retry asks the budget first; a
+  /// refused retry fails the run at once with the last error. The wait before a retry is
+  /// `operationBackoffFunction(n, after: error)`, so a backoff function can read the failure
+  /// (see ``OperationBackoffFunction/honoringRetryAfter(atMost:)``).
+  ///
   /// Cancellation: the loop does not check for cancellation itself. A cooperative operation fails
   /// fast on each attempt while the delays are skipped, and the final `CancellationError` is
   /// thrown; an operation that ignores cancellation still succeeds.
@@ -92,6 +98,8 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
     }
     var context = context
     let maxRetries = max(context.operationMaxRetries, 0)
+    let budget = context.operationRetryBudget
+    budget?.recordFirstAttempt(at: context.operationClock.now())
     var index = 0
     while true {
       // NB: Each attempt of a run that may retry is work that instruments observe.
@@ -106,8 +114,14 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
         return value
       case .failure(let error):
         guard index < maxRetries, self.shouldRetry(index + 1, error) else { throw error }
+        if let budget, !budget.tryRetry(at: context.operationClock.now()) {
+          context.record(.retryRefusedByBudget(budget: budget.name))
+          throw error
+        }
         context.record(.retried(attempt: index + 1))
-        try? await context.operationDelayer.delay(for: context.operationBackoffFunction(index + 1))
+        try? await context.operationDelayer.delay(
+          for: context.operationBackoffFunction(index + 1, after: error)
+        )
         context.operationRetryIndex = index
         index += 1
       }

@@ -547,10 +547,3 @@ public final class PersistentQueryCache: Sendable {
     return (problems, failures)
   }
 }
-
-extension OperationDuration {
-  /// The duration in seconds.
-  package var timeInterval: TimeInterval {
-    TimeInterval(self.attoseconds) / 1e18
-  }
-}

@@ -205,6 +205,7 @@ private final class RecordingInstrument: OperationInstrument {
     case .timedOut: self.lines.record("timedOut")
     case .evicted: self.lines.record("evicted \(path.description)")
     case .persistenceWriteFailed: self.lines.record("persistenceWriteFailed \(path.description)")
+    default: self.lines.record("\(event)")
     }
     self.events.increment()
   }
