@@ -63,6 +63,52 @@
       #expect(self.durationCount("FailingQuery", "failure") == 1)
     }
 
+    @Test func `A Circuit Breaker's Transitions Set Its Gauge And Count, And Rejections Count`()
+      async throws
+    {
+      let clock = ManualOperationClock()
+      let breaker = CircuitBreaker(name: "upstream", threshold: .consecutiveFailures(1))
+      let client = self.client { $0.operationClock = clock }
+      let failing = client.store(for: FailingQuery().circuitBreaker(breaker))
+      await #expect(throws: TestError.self) { try await failing.fetch() }
+      let state = try self.metrics.expectGauge(
+        "operation_circuit_breaker_state",
+        [("breaker", "upstream")]
+      )
+      #expect(state.lastValue == 2)
+      await #expect(throws: CircuitBreakerOpenError.self) { try await failing.fetch() }
+      clock.advance(by: 30)
+      try await client.store(for: TestQuery().circuitBreaker(breaker)).fetch()
+      #expect(state.lastValue == 0)
+      let transitions = try ["open", "half-open", "closed"].map { to in
+        try self.metrics.expectCounter(
+          "operation_circuit_breaker_transitions_total",
+          [("breaker", "upstream"), ("to", to)]
+        )
+        .totalValue
+      }
+      #expect(transitions == [1, 1, 1])
+      #expect(
+        self.counts("FailingQuery")["operation_rejections_total"] == 1
+      )
+    }
+
+    @Test func `Refused Retries And Rate-Limited Starts Are Counted`() async throws {
+      let client = self.client()
+      let budget = RetryBudget(name: "none", ratio: 0, minimumPerSecond: 0)
+      let refused = client.store(for: FailingQuery().retry(limit: 3).retryBudget(budget))
+      await #expect(throws: TestError.self) { try await refused.fetch() }
+      #expect(self.counts("FailingQuery")["operation_retries_refused_total"] == 1)
+
+      let limiter = RateLimiter(name: "api", capacity: 1, refill: 1)
+      let limited = client.store(
+        for: TestQuery().rateLimited(by: limiter).delayer(RecordingDelayer())
+      )
+      try await limited.fetch()
+      try await limited.fetch()
+      #expect(self.counts("TestQuery")["operation_rate_limit_waits_total"] == 1)
+    }
+
     @Test func `A Run That Joins A Run In Flight Counts A Run And A Join`() async throws {
       let query = GatedQuery()
       let store = self.client().store(for: query.deduplicated())
