@@ -21,7 +21,7 @@ let usage = """
              persisted-overhead, fetch-controlled, fetch-subscribed, fetch-flag, fetch-metrics,
              fetch-metrics-noop, fetch-traced, fetch-traced-memory, fetch-metrics-traced,
              fetch-instrument-nil, fetch-instrument-empty, cancel-callers, bounded-server,
-             bounded-app, all
+             bounded-app, batch, batch-separate, all
   """
 
 extension String {
@@ -103,6 +103,31 @@ func run(_ scenario: String) async throws {
         + "\(format(figures.nanosecondsPerCaller)) ns per caller, body ran \(figures.bodyRuns) "
         + "time(s), cancelled \(figures.cancelledBodies)"
     )
+  case "batch", "batch-separate":
+    // NB: Issue 29: the count is the number of lookups, made in rounds of 100 concurrent fetches
+    // of 100 stores; `Scripts/instructions-per-call.sh batch batch-separate` divides by lookups.
+    let lookups = BatchedLookups(BatchForm(rawValue: scenario)!)
+    let rounds = ((count ?? 100_000) + BatchedLookups.storeCount - 1) / BatchedLookups.storeCount
+    let count = rounds * BatchedLookups.storeCount
+    try await lookups.run(count: 1_000)
+    let before = lookups.loaderStatistics
+    _ = try await measure("(29) \(scenario), per lookup", count: count) {
+      try await lookups.run(count: count)
+    }
+    if let before, let after = lookups.loaderStatistics {
+      let batches = after.batches - before.batches
+      let ids = after.ids - before.ids
+      let loads = after.lookups - before.lookups
+      guard batches == rounds, ids == count, loads == count else {
+        print(
+          "error: \(batches) resolver calls for \(ids) ids and \(loads) lookups, expected \(rounds)"
+        )
+        exit(1)
+      }
+      print("    resolver calls: \(batches), \(BatchedLookups.storeCount) ids each")
+    } else {
+      print("    resolver calls: one per lookup")
+    }
   case "bounded-server", "bounded-app":
     // NB: Issue 27: the count is the number of distinct keys (1,000,000 in the README).
     let isServer = scenario == "bounded-server"

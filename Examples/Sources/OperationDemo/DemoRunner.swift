@@ -89,6 +89,8 @@ struct DemoRunner {
     OptimisticUpdateStep.run,
     ReconnectStep.run,
     OutboxStep.run,
+    CircuitBreakerStep.run,
+    BatchStep.run,
   ]
 
   /// The number of the feed step, after which `--inspect` checks the snapshot.

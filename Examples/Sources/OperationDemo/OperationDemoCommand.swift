@@ -11,8 +11,9 @@ struct OperationDemoCommand: AsyncParsableCommand {
       Starts a posts API (shaped like dummyjson.com's) on 127.0.0.1 with fault injection, then \
       runs the library's client against it: a post query with retries, a missing post, two \
       observers sharing one store, the paginated feed, a mutation, and a re-run when the network \
-      comes back, then mutations made offline through a durable outbox. Each step is checked; \
-      the exit status is 0 only if every check passed.
+      comes back, mutations made offline through a durable outbox, a circuit breaker that opens \
+      and closes again, and 100 stores whose lookups a batch loader sends in one request. Each \
+      step is checked; the exit status is 0 only if every check passed.
 
       `operation-demo outbox-crash-test --help` describes the outbox crash test, a command of \
       its own; `operation-demo fleet` shows two instances sharing a PostgreSQL database, and \

@@ -33,11 +33,13 @@ public struct DemoOptions: ParsableArguments, Sendable {
   )
   public var baseURL: URL?
 
-  /// The probability that the embedded server answers a request with HTTP 500.
+  /// The probability that the embedded server answers a request with HTTP 500 (not on the users
+  /// API, whose failures the circuit-breaker step switches itself).
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "Probability (0...1) that the embedded server answers a request with HTTP 500.",
+      "Probability (0...1) that the embedded server answers a request with HTTP 500 (the users "
+        + "API of the circuit-breaker and batch steps excepted).",
       valueName: "rate"
     )
   )

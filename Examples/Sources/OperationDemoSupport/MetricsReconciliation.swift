@@ -21,6 +21,9 @@ public struct OperationCounts: Hashable, Sendable {
   public var evictions: Int
   /// `operation_pages_total`: pages fetched by paginated requests.
   public var pages: Int
+  /// `operation_rejections_total`, over every policy: attempts that a policy (such as an open
+  /// circuit breaker) failed at once, without calling the operation.
+  public var rejections: Int
   /// The runs that `operation_run_duration_seconds` timed, over every outcome (its `_count`).
   public var timedRuns: Int
 
@@ -37,6 +40,7 @@ public struct OperationCounts: Hashable, Sendable {
   ///   - timeouts: Attempts that `timeout(after:)` ended.
   ///   - evictions: Stores collected or evicted.
   ///   - pages: Pages fetched.
+  ///   - rejections: Attempts that a policy failed at once.
   ///   - timedRuns: Runs timed, over every outcome.
   public init(
     operation: String,
@@ -49,6 +53,7 @@ public struct OperationCounts: Hashable, Sendable {
     timeouts: Int = 0,
     evictions: Int = 0,
     pages: Int = 0,
+    rejections: Int = 0,
     timedRuns: Int = 0
   ) {
     self.operation = operation
@@ -61,6 +66,7 @@ public struct OperationCounts: Hashable, Sendable {
     self.timeouts = timeouts
     self.evictions = evictions
     self.pages = pages
+    self.rejections = rejections
     self.timedRuns = timedRuns
   }
 
@@ -97,6 +103,7 @@ public struct OperationCounts: Hashable, Sendable {
     case "timeouts_total": \.timeouts
     case "evictions_total": \.evictions
     case "pages_total": \.pages
+    case "rejections_total": \.rejections
     case "run_duration_seconds_count": \.timedRuns
     default: nil
     }
@@ -108,6 +115,10 @@ public enum RequestFormula: Hashable, Sendable {
   /// One request per attempt: `runs − joins + retries`. A run that joined a run in flight sends
   /// nothing; a run that did not sends one request, and one more per retry.
   case onePerAttempt
+  /// One request per attempt that a policy let through: `runs − joins + retries − rejections`.
+  /// An open circuit breaker fails an attempt at once (a run's first attempt or a retry), and the
+  /// operation sends nothing.
+  case onePerAdmittedAttempt
   /// One request per page fetched: `pages`. The retry wraps the page fetches, so a retried page
   /// is fetched, and counted as a page, again: adding the retries would count it twice.
   case onePerPage
@@ -122,6 +133,7 @@ public enum RequestFormula: Hashable, Sendable {
   public func requests(for counts: OperationCounts) -> Int {
     switch self {
     case .onePerAttempt: counts.runs - counts.joins + counts.retries
+    case .onePerAdmittedAttempt: counts.runs - counts.joins + counts.retries - counts.rejections
     case .onePerPage: counts.pages
     case .none: 0
     }
@@ -131,6 +143,7 @@ public enum RequestFormula: Hashable, Sendable {
   public var text: String {
     switch self {
     case .onePerAttempt: "runs − joins + retries"
+    case .onePerAdmittedAttempt: "runs − joins + retries − rejections"
     case .onePerPage: "pages"
     case .none: "0"
     }

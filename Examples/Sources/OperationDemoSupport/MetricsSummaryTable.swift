@@ -2,8 +2,8 @@
 /// requests they imply, then a table of the routes with the requests implied and received.
 ///
 /// ```text
-/// OPERATION        RUNS  OK  FAILED  CANCELLED  RETRIES  JOINS  TIMEOUTS  PAGES  REQUESTS
-/// Post.FeedQuery      4   4       0          0        2      0         0     13        13  = pages
+/// OPERATION        RUNS  OK  FAILED  CANCELLED  RETRIES  JOINS  TIMEOUTS  REJECTED  PAGES  REQUESTS
+/// Post.FeedQuery      4   4       0          0        2      0         0         0     13        13  = pages
 /// …
 /// ROUTE            IMPLIED  RECEIVED
 /// GET /posts            13        13  ✓
@@ -29,8 +29,8 @@ public enum MetricsSummaryTable {
     )
     var operations = [
       [
-        "OPERATION", "RUNS", "OK", "FAILED", "CANCELLED", "RETRIES", "JOINS", "TIMEOUTS", "PAGES",
-        "REQUESTS", "",
+        "OPERATION", "RUNS", "OK", "FAILED", "CANCELLED", "RETRIES", "JOINS", "TIMEOUTS",
+        "REJECTED", "PAGES", "REQUESTS", "",
       ]
     ]
     for group in counts {
@@ -46,7 +46,7 @@ public enum MetricsSummaryTable {
         [
           group.operation, "\(group.runs)", "\(group.successes)", "\(group.failures)",
           "\(group.cancellations)", "\(group.retries)", "\(group.joins)", "\(group.timeouts)",
-          "\(group.pages)", requests, note,
+          "\(group.rejections)", "\(group.pages)", requests, note,
         ]
       )
     }

@@ -23,6 +23,15 @@ public enum RequestRoute {
   public static let health = "GET /health"
   /// The route of `POST /outbox/lanes/{lane}`, the crash test's outbox items.
   public static let outboxLane = "POST /outbox/lanes/{lane}"
+  /// The route of `GET /users/{id}`, one user: the circuit-breaker step's query.
+  public static let user = "GET /users/{id}"
+  /// The route of `GET /users?ids=`, users by id in one request: the batch step's loader.
+  public static let users = "GET /users"
+
+  /// The routes that `--failure-rate` leaves alone: the users API, whose failures the
+  /// circuit-breaker step switches on and off itself and whose every request the resilience
+  /// steps count, so that a seeded failure cannot open a breaker or split a batch.
+  public static let exemptFromInjectedFailures: Set<String> = [Self.user, Self.users]
 
   /// The route of a request.
   ///

@@ -58,6 +58,40 @@ import Testing
     #expect(RequestFormula.none("outbox").requests(for: counts) == 0)
   }
 
+  @Test func `an open breaker's rejections send no request`() {
+    // NB: The circuit-breaker step: 8 runs and 3 retries, 6 of those 11 attempts refused.
+    let counts = OperationCounts(operation: "User.Query", runs: 8, retries: 3, rejections: 6)
+    #expect(RequestFormula.onePerAdmittedAttempt.requests(for: counts) == 5)
+    #expect(RequestFormula.onePerAttempt.requests(for: counts) == 11)
+    #expect(RequestFormula.onePerAdmittedAttempt.text == "runs − joins + retries − rejections")
+  }
+
+  @Test func `reads the rejections of every policy`() {
+    let samples = [
+      PrometheusSample(name: "operation_runs_total", labels: ["operation": "A"], value: 8),
+      PrometheusSample(
+        name: "operation_rejections_total",
+        labels: ["operation": "A", "policy": "users"],
+        value: 5
+      ),
+      PrometheusSample(
+        name: "operation_rejections_total",
+        labels: ["operation": "A", "policy": "billing"],
+        value: 1
+      ),
+      PrometheusSample(
+        name: "operation_circuit_breaker_transitions_total",
+        labels: ["breaker": "users", "to": "open"],
+        value: 2
+      ),
+    ]
+    #expect(
+      OperationCounts.read(from: samples) == [
+        OperationCounts(operation: "A", runs: 8, rejections: 6)
+      ]
+    )
+  }
+
   @Test func `reads the counts per operation from the samples`() {
     let samples = [
       PrometheusSample(name: "operation_runs_total", labels: ["operation": "B"], value: 2),
@@ -158,11 +192,11 @@ import Testing
     )
     #expect(
       lines == [
-        "OPERATION                   RUNS  OK  FAILED  CANCELLED  RETRIES  JOINS  TIMEOUTS  PAGES  REQUESTS",
-        "Post.CreateMutation            3   2       1          0        4      0         0      0         7  = runs − joins + retries",
-        "Post.DurableCreateMutation     3   3       0          0        0      0         0      0         0  = 0: the outbox sends its requests",
-        "Post.FeedQuery                 4   4       0          0        2      0         0     13        13  = pages",
-        "Post.Query                     7   7       0          0        4      2         0      0         9  = runs − joins + retries",
+        "OPERATION                   RUNS  OK  FAILED  CANCELLED  RETRIES  JOINS  TIMEOUTS  REJECTED  PAGES  REQUESTS",
+        "Post.CreateMutation            3   2       1          0        4      0         0         0      0         7  = runs − joins + retries",
+        "Post.DurableCreateMutation     3   3       0          0        0      0         0         0      0         0  = 0: the outbox sends its requests",
+        "Post.FeedQuery                 4   4       0          0        2      0         0         0     13        13  = pages",
+        "Post.Query                     7   7       0          0        4      2         0         0      0         9  = runs − joins + retries",
         "",
         "ROUTE                              IMPLIED  RECEIVED",
         "GET /posts                              13        13  ✓ Post.FeedQuery",
@@ -182,8 +216,41 @@ import Testing
     )
     #expect(
       lines == [
-        "OPERATION  RUNS  OK  FAILED  CANCELLED  RETRIES  JOINS  TIMEOUTS  PAGES  REQUESTS",
-        "Unknown       1   1       0          0        0      0         0      0         ?  no formula",
+        "OPERATION  RUNS  OK  FAILED  CANCELLED  RETRIES  JOINS  TIMEOUTS  REJECTED  PAGES  REQUESTS",
+        "Unknown       1   1       0          0        0      0         0         0      0         ?  no formula",
+      ]
+    )
+  }
+
+  @Test func `the summary table counts the rejections`() {
+    let counts = [
+      OperationCounts(
+        operation: "User.Query",
+        runs: 8,
+        successes: 2,
+        failures: 6,
+        retries: 3,
+        rejections: 6
+      )
+    ]
+    let traffic = [
+      OperationTraffic(
+        operation: "User.Query",
+        route: RequestRoute.user,
+        formula: .onePerAdmittedAttempt
+      )
+    ]
+    let reconciliation = MetricsReconciliation(
+      counts: counts,
+      traffic: traffic,
+      excluded: [],
+      received: [RequestRoute.user: 5]
+    )
+    #expect(reconciliation.routes.map(\.agrees) == [true])
+    #expect(
+      MetricsSummaryTable.render(counts: counts, reconciliation: nil, traffic: traffic) == [
+        "OPERATION   RUNS  OK  FAILED  CANCELLED  RETRIES  JOINS  TIMEOUTS  REJECTED  PAGES  REQUESTS",
+        "User.Query     8   2       6          0        3      0         0         6      0         5  = runs − joins + retries − rejections",
       ]
     )
   }

@@ -73,4 +73,36 @@ import Testing
     #expect(server.requests == 4)
     #expect(RequestFormula.onePerAttempt.requests(for: query) == server.requests)
   }
+
+  @Test func `less the rejections, they are the requests of a query behind a breaker`() async throws
+  {
+    let registry = PrometheusCollectorRegistry()
+    var context = OperationContext()
+    context.operationMetrics = OperationMetrics(
+      factory: PrometheusMetricsFactory(registry: registry)
+    )
+    let client = OperationClient(defaultContext: context)
+    let server = Server(failing: 2)
+    let breaker = CircuitBreaker(
+      name: "counted",
+      threshold: .consecutiveFailures(2),
+      coolDown: .seconds(3_600)
+    )
+    let store = client.store(
+      for: CountedQuery(server: server).circuitBreaker(breaker).retry(limit: 3)
+    )
+    // NB: Two attempts fail and open the breaker, which refuses the two retries left; the four
+    // attempts of the next run are refused too.
+    await #expect(throws: CircuitBreakerOpenError.self) { try await store.fetch() }
+    await #expect(throws: CircuitBreakerOpenError.self) { try await store.fetch() }
+
+    let counts = OperationCounts.read(from: PrometheusText.samples(in: registry.emitToString()))
+    let query = try #require(counts.first)
+    #expect(query.runs == 2)
+    #expect(query.retries == 6)
+    #expect(query.rejections == 6)
+    #expect(server.requests == 2)
+    #expect(RequestFormula.onePerAdmittedAttempt.requests(for: query) == server.requests)
+    #expect(client.snapshot().circuitBreakers.map(\.rejections) == [6])
+  }
 }

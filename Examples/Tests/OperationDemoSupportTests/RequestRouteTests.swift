@@ -25,6 +25,19 @@ import Testing
     )
   }
 
+  @Test func `the users API has two routes, which the seeded failures leave alone`() {
+    #expect(
+      RequestRoute.name(method: "GET", path: "/users/7", hasIdempotencyKey: false)
+        == RequestRoute.user
+    )
+    #expect(
+      RequestRoute.name(method: "GET", path: "/users", hasIdempotencyKey: false)
+        == RequestRoute.users
+    )
+    #expect(RequestRoute.exemptFromInjectedFailures == [RequestRoute.user, RequestRoute.users])
+    #expect(!RequestRoute.exemptFromInjectedFailures.contains(RequestRoute.post))
+  }
+
   @Test func `a request with an idempotency key has a route of its own`() {
     #expect(
       RequestRoute.name(method: "POST", path: "/posts/add", hasIdempotencyKey: false)

@@ -71,6 +71,9 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
   private struct State {
     var open: Batch?
     var openNumber = 0
+    /// The task that sends the open batch when its window ends; cancelled when the batch fills
+    /// first.
+    var windowTask: Task<Void, Never>?
     /// The waiters of the ids of the batches in flight.
     var inFlight = [ID: [Int]]()
     var statistics = Statistics()
@@ -87,6 +90,7 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
   /// The most ids in one call of the resolver.
   public let maxBatchSize: Int
 
+  private let delayer: (any OperationDelayer & Sendable)?
   private let resolve: @Sendable ([ID]) async throws -> [ID: Result<Value, any Error>]
   private let state = Lock(State())
   private let waiters = Waiters<Value>()
@@ -97,17 +101,21 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
   ///   - name: The loader's name, in its errors.
   ///   - window: When a batch is sent; ``Window/tick`` by default.
   ///   - maxBatchSize: The most ids in one call of the resolver; at least one.
+  ///   - delayer: What a ``Window/duration(_:)`` window waits on; `nil` (the default) for the
+  ///     delayer of the batch's first lookup's context, which is also what its retries wait on.
   ///   - resolve: Fetches the entities of some ids; the answer of an id it leaves out is
   ///     ``BatchLoaderMissingValueError``.
   public init(
     name: String = "batch",
     window: Window = .tick,
     maxBatchSize: Int = 100,
+    delayer: (any OperationDelayer & Sendable)? = nil,
     resolve: @escaping @Sendable ([ID]) async throws -> [ID: Result<Value, any Error>]
   ) {
     self.name = name
     self.window = window
     self.maxBatchSize = max(1, maxBatchSize)
+    self.delayer = delayer
     self.resolve = resolve
   }
 
@@ -117,15 +125,18 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
   ///   - name: The loader's name, in its errors.
   ///   - window: When a batch is sent; ``Window/tick`` by default.
   ///   - maxBatchSize: The most ids in one call of the resolver; at least one.
+  ///   - delayer: What a ``Window/duration(_:)`` window waits on; `nil` (the default) for the
+  ///     delayer of the batch's first lookup's context.
   ///   - resolve: Fetches the entities of some ids; an id it leaves out fails with
   ///     ``BatchLoaderMissingValueError``.
   public convenience init(
     name: String = "batch",
     window: Window = .tick,
     maxBatchSize: Int = 100,
+    delayer: (any OperationDelayer & Sendable)? = nil,
     values resolve: @escaping @Sendable ([ID]) async throws -> [ID: Value]
   ) {
-    self.init(name: name, window: window, maxBatchSize: maxBatchSize) { ids in
+    self.init(name: name, window: window, maxBatchSize: maxBatchSize, delayer: delayer) { ids in
       try await resolve(ids).mapValues { .success($0) }
     }
   }
@@ -180,19 +191,25 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
     -> Value
   {
     let waiter = self.waiters.makeID()
-    let (opened, full, met) = self.state.withLock {
-      state -> (Int?, Batch?, [CheckedContinuation<Void, Never>]) in
+    let (opened, full, window, met) = self.state.withLock {
+      state -> (Int?, Batch?, Task<Void, Never>?, [CheckedContinuation<Void, Never>]) in
       state.statistics.lookups += 1
       let (opened, full) = self.enqueue(id, waiter: waiter, in: &state)
-      return (opened, full, Self.metWaiters(in: &state))
+      var window: Task<Void, Never>?
+      if full != nil {
+        swap(&window, &state.windowTask)
+      }
+      return (opened, full, window, Self.metWaiters(in: &state))
     }
+    // NB: Cancelled after the lock is released: cancelling runs the delayer's handler.
+    window?.cancel()
     for continuation in met {
       continuation.resume()
     }
     if let full {
       self.send(full)
     } else if let opened {
-      self.scheduleSend(of: opened, delayer: context.operationDelayer)
+      self.scheduleSend(of: opened, delayer: self.delayer ?? context.operationDelayer)
     }
     return try await self.waiters.wait(waiter)
   }
@@ -228,7 +245,7 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
 
   private func scheduleSend(of number: Int, delayer: any OperationDelayer & Sendable) {
     let window = self.window
-    Task {
+    let task = Task {
       if case .duration(let duration) = window {
         try? await delayer.delay(for: duration)
       }
@@ -236,6 +253,7 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
         state -> (Batch?, [CheckedContinuation<Void, Never>]) in
         guard state.openNumber == number, let batch = state.open else { return (nil, []) }
         state.open = nil
+        state.windowTask = nil
         return (self.takeForFlight(batch, in: &state), Self.metWaiters(in: &state))
       }
       for continuation in met {
@@ -245,9 +263,19 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
         await self.run(batch)
       }
     }
+    // NB: Kept only while its batch is open, so that a batch that fills first can stop it.
+    let isStale = self.state.withLock { state in
+      guard state.openNumber == number, state.open != nil else { return true }
+      state.windowTask = task
+      return false
+    }
+    if isStale {
+      task.cancel()
+    }
   }
 
-  /// Moves a batch's waiters to the ids in flight, under the lock.
+  /// Moves a batch's waiters to the ids in flight, under the lock; the batch's window task, if it
+  /// still waits, is the caller's to cancel once the lock is released.
   private func takeForFlight(_ batch: Batch, in state: inout State) -> Batch {
     for (id, waiters) in batch.waiters {
       state.inFlight[id] = waiters

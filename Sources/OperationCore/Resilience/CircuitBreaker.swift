@@ -211,7 +211,8 @@ public struct CircuitBreakerOpenError: RetryAfterProviding, Hashable, Sendable,
 {
   /// The breaker's name.
   public let breaker: String
-  /// How long until the breaker lets a probe through.
+  /// How long until the breaker lets a probe through; `nil` when it is half-open and its probes
+  /// are out, so that the backoff's own curve decides.
   public let retryAfter: OperationDuration?
 
   /// Creates the error.

@@ -28,8 +28,9 @@ struct CircuitBreakerStateMachine: Sendable {
   enum Admission: Equatable, Sendable {
     /// The call starts; it reports its end with this ticket.
     case admitted(Ticket)
-    /// The call fails at once; the breaker may admit calls again after `retryAfter`.
-    case rejected(retryAfter: OperationDuration)
+    /// The call fails at once; the breaker may admit calls again after `retryAfter`, or when a
+    /// probe ends (`nil`: a half-open breaker whose probes are all out cannot say when).
+    case rejected(retryAfter: OperationDuration?)
   }
 
   /// What an admitted call reports its end with.
@@ -95,8 +96,9 @@ struct CircuitBreakerStateMachine: Sendable {
       return (.admitted(Ticket(epoch: self.epoch, isProbe: false)), transition)
     case .halfOpen(let admitted, let succeeded):
       guard admitted < self.configuration.probes else {
-        // NB: The probes are out; a rejected call may try again once they are likely back.
-        return (.rejected(retryAfter: .zero), transition)
+        // NB: The probes are out, and when they end is unknown: the rejected call's backoff
+        // decides when it asks again.
+        return (.rejected(retryAfter: nil), transition)
       }
       self.phase = .halfOpen(admitted: admitted + 1, succeeded: succeeded)
       return (.admitted(Ticket(epoch: self.epoch, isProbe: true)), transition)

@@ -204,11 +204,10 @@ import Testing
     #expect(loader.statistics.joins == 1)
   }
 
-  @Test func `A Full Batch Goes At Once, Without Waiting For Its Window`() async throws {
+  @Test func `A Full Batch Goes At Once, And Its Window Stops Waiting`() async throws {
     let resolver = Resolver()
     let delayer = ManualDelayer()
-    var context = OperationContext()
-    context.operationDelayer = delayer
+    let context = OperationContext.delaying(with: delayer)
     let loader = BatchLoader<Int, Int>(window: .duration(.seconds(60)), maxBatchSize: 2) {
       resolver.resolve($0)
     }
@@ -216,14 +215,17 @@ import Testing
     async let b = loader.load(2, in: context)
     #expect(try await [a, b] == [10, 20])
     #expect(resolver.calls.map(Set.init) == [[1, 2]])
+    // NB: The window of the batch that filled stops waiting.
+    await delayer.waitForDelays(count: 1)
+    #expect(delayer.cancelledCount == 1)
+    #expect(delayer.pendingCount == 0)
   }
 
   @Test func `A Cancelled Lookup Stops Waiting, And The Batch Goes On For The Others`() async throws
   {
     let resolver = Resolver()
     let delayer = ManualDelayer()
-    var context = OperationContext()
-    context.operationDelayer = delayer
+    let context = OperationContext.delaying(with: delayer)
     let loader = BatchLoader<Int, Int>(window: .duration(.seconds(1))) { resolver.resolve($0) }
     let cancelled = Task { try await loader.load(1, in: context) }
     let kept = Task { try await loader.load(2, in: context) }
@@ -233,5 +235,13 @@ import Testing
     await delayer.waitForDelays(count: 1)
     delayer.resumeAll()
     #expect(try await kept.value == 20)
+  }
+}
+
+extension OperationContext {
+  fileprivate static func delaying(with delayer: ManualDelayer) -> Self {
+    var context = OperationContext()
+    context.operationDelayer = delayer
+    return context
   }
 }

@@ -43,7 +43,7 @@ import Testing
     let (first, transition) = machine.admit(at: later)
     #expect(transition == .init(from: .open, to: .halfOpen))
     let second = machine.admit(at: later).admission
-    #expect(machine.admit(at: later).admission == .rejected(retryAfter: .zero))
+    #expect(machine.admit(at: later).admission == .rejected(retryAfter: nil))
     #expect(machine.end(try #require(Self.ticket(first)), with: .success, at: later) == nil)
     #expect(
       machine.end(try #require(Self.ticket(second)), with: .success, at: later)
@@ -57,7 +57,7 @@ import Testing
     _ = machine.end(ticket, with: .failure, at: Self.start)
     let later = Self.start.addingTimeInterval(10)
     let probe = try #require(Self.ticket(machine.admit(at: later).admission))
-    #expect(machine.admit(at: later).admission == .rejected(retryAfter: .zero))
+    #expect(machine.admit(at: later).admission == .rejected(retryAfter: nil))
     #expect(machine.end(probe, with: .ignored, at: later) == nil)
     #expect(Self.ticket(machine.admit(at: later).admission) != nil)
   }

@@ -81,6 +81,7 @@ struct EmbeddedServer: Sendable {
     let router = Router()
     router.add(middleware: FaultInjectionMiddleware(state: state))
     PostsRoutes.add(to: router, state: state)
+    UsersRoutes.add(to: router, state: state)
     OutboxRoutes.add(to: router, state: state)
     FleetRoutes.add(to: router, state: state)
     DebugRoutes.add(to: router, state: state)

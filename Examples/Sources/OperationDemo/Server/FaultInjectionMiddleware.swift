@@ -3,7 +3,7 @@ import OperationDemoSupport
 
 /// Applies the server's faults before a route runs: a step's hold on a request, the added latency,
 /// the offline switch (HTTP 503), the failures a step asked for and the seeded failures
-/// (HTTP 500).
+/// (HTTP 500; not on the users API, ``RequestRoute/exemptFromInjectedFailures``).
 ///
 /// A failed request never reaches its route, so a retried `POST /posts/add` cannot create a post
 /// twice.

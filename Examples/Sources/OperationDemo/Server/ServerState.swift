@@ -18,6 +18,8 @@ final class ServerState: Sendable {
   }
 
   let plan: FaultPlan
+  /// The users of `GET /users/{id}` and `GET /users?ids=`.
+  let users = UserDirectory()
   private let posts: Locked<PostCatalog>
   private let ledger = Locked(RequestLedger())
   /// Every request's key, route and answer, in the order received.
@@ -41,6 +43,8 @@ final class ServerState: Sendable {
   private let debugRequests = Locked(0)
   /// The requests of `GET /fleet/items/{key}`, by key and instance, and their holds.
   let fleetUpstream = FleetUpstream()
+  /// The ids of each `GET /users?ids=` request that reached its route, in order.
+  private let userBatchLog = Locked([[Int]]())
 
   init(plan: FaultPlan, catalog: PostCatalog = PostCatalog()) {
     self.plan = plan
@@ -125,7 +129,9 @@ final class ServerState: Sendable {
         .offline
       } else if self.failingKeys.withLock({ $0[key] != nil }) {
         .requestedFailure
-      } else if self.plan.injectsFailure(forRequest: key, occurrence: occurrence) {
+      } else if !RequestRoute.exemptFromInjectedFailures.contains(route),
+        self.plan.injectsFailure(forRequest: key, occurrence: occurrence)
+      {
         .injectedFailure
       } else {
         .handled
@@ -176,6 +182,19 @@ final class ServerState: Sendable {
     self.log.withLock { log in
       log.dropFirst(mark).filter { isIncluded($0.key) }.map(\.answer)
     }
+  }
+
+  // MARK: - Users
+
+  /// Records the ids of a `GET /users?ids=` request, as its route answers it.
+  func recordUserBatch(_ ids: [Int]) {
+    self.userBatchLog.withLock { $0.append(ids) }
+  }
+
+  /// The ids of every `GET /users?ids=` request answered so far, in order: the batch step reads
+  /// the requests of each of its rounds from the count before the round.
+  var userBatches: [[Int]] {
+    self.userBatchLog.withLock { $0 }
   }
 
   // MARK: - Idempotency
