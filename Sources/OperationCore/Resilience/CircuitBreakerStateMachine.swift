@@ -48,7 +48,8 @@ struct CircuitBreakerStateMachine: Sendable {
   }
 
   private enum Phase: Sendable {
-    case closed(consecutiveFailures: Int, window: WindowCounts)
+    /// `window` counts calls and failures for a failure-rate threshold only.
+    case closed(consecutiveFailures: Int, window: WindowCounts?)
     case open(since: Date)
     case halfOpen(admitted: Int, succeeded: Int)
   }
@@ -121,10 +122,10 @@ struct CircuitBreakerStateMachine: Sendable {
         return nil
       case .success:
         consecutiveFailures = 0
-        window.add(first: 1, at: now)
+        window?.add(first: 1, at: now)
       case .failure:
         consecutiveFailures += 1
-        window.add(first: 1, second: 1, at: now)
+        window?.add(first: 1, second: 1, at: now)
       }
       if outcome == .failure, self.crossesThreshold(consecutiveFailures, window, at: now) {
         return self.move(to: .open(since: now))
@@ -152,14 +153,14 @@ struct CircuitBreakerStateMachine: Sendable {
 
   private func crossesThreshold(
     _ consecutiveFailures: Int,
-    _ window: WindowCounts,
+    _ window: WindowCounts?,
     at now: Date
   ) -> Bool {
     switch self.configuration.threshold.kind {
     case .consecutiveFailures(let count):
       return consecutiveFailures >= count
     case .failureRate(let rate, let minimumCalls, _):
-      let (calls, failures) = window.totals(at: now)
+      guard let (calls, failures) = window?.totals(at: now) else { return false }
       return calls >= minimumCalls && Double(failures) >= rate * Double(calls) - 1e-9
     }
   }
@@ -177,10 +178,12 @@ struct CircuitBreakerStateMachine: Sendable {
   }
 
   private static func closedPhase(_ configuration: Configuration) -> Phase {
-    let window: OperationDuration =
-      if case .failureRate(_, _, let window) = configuration.threshold.kind { window } else {
-        .seconds(1)
+    let window: WindowCounts? =
+      if case .failureRate(_, _, let window) = configuration.threshold.kind {
+        WindowCounts(window: window)
+      } else {
+        nil
       }
-    return .closed(consecutiveFailures: 0, window: WindowCounts(window: window))
+    return .closed(consecutiveFailures: 0, window: window)
   }
 }

@@ -89,32 +89,27 @@ public final class RateLimiter: Sendable {
     }
   }
 
-  /// Reserves `cost` tokens at `now`.
-  ///
-  /// - Returns: How long the run waits for them (zero when the bucket has them), or, under
-  ///   ``WhenFull/failFast``, `nil` when it would have to wait: then nothing is reserved.
-  func reserve(cost: Int, at now: Date) -> OperationDuration? {
+  /// What a start that asks for its tokens is told.
+  enum Reservation: Equatable {
+    /// The tokens are reserved; the run starts after this wait (zero when the bucket had them).
+    case starts(after: OperationDuration)
+    /// Under ``WhenFull/failFast``, the bucket is short: nothing is reserved, and the tokens
+    /// would be there after this wait.
+    case refused(retryAfter: OperationDuration)
+  }
+
+  /// Reserves `cost` tokens at `now`, or refuses them under ``WhenFull/failFast``.
+  func reserve(cost: Int, at now: Date) -> Reservation {
     self.state.withLock { state in
       let time = Self.time(of: now, in: &state)
       let paidUntil = max(state.paidUntil, time) + Int128(max(0, cost)) * self.interval
       let startsAt = paidUntil - Int128(self.capacity) * self.interval
-      let wait = max(0, startsAt - time)
-      if wait > 0, self.whenFull == .failFast {
-        return nil
+      let wait = OperationDuration(attoseconds: max(0, startsAt - time))
+      if wait > .zero, self.whenFull == .failFast {
+        return .refused(retryAfter: wait)
       }
       state.paidUntil = paidUntil
-      return OperationDuration(attoseconds: wait)
-    }
-  }
-
-  /// The wait a fail-fast run was refused for: when `cost` tokens would be there.
-  func wait(forCost cost: Int, at now: Date) -> OperationDuration {
-    self.state.withLock { state in
-      let time = Self.time(of: now, in: &state)
-      let startsAt =
-        max(state.paidUntil, time) + Int128(max(0, cost)) * self.interval
-        - Int128(self.capacity) * self.interval
-      return OperationDuration(attoseconds: max(0, startsAt - time))
+      return .starts(after: wait)
     }
   }
 
@@ -195,13 +190,13 @@ where Operation.Failure == any Error {
     using operation: Operation,
     with continuation: OperationContinuation<Operation.Value, Operation.Failure>
   ) async throws -> Operation.Value {
-    let now = context.operationClock.now()
-    guard let wait = self.limiter.reserve(cost: self.cost, at: now) else {
+    let wait: OperationDuration
+    switch self.limiter.reserve(cost: self.cost, at: context.operationClock.now()) {
+    case .refused(let retryAfter):
       context.record(.rejectedWhenFull(policy: self.limiter.name))
-      throw RateLimitExceededError(
-        limiter: self.limiter.name,
-        retryAfter: self.limiter.wait(forCost: self.cost, at: now)
-      )
+      throw RateLimitExceededError(limiter: self.limiter.name, retryAfter: retryAfter)
+    case .starts(let after):
+      wait = after
     }
     if wait > .zero {
       context.record(.rateLimited(limiter: self.limiter.name, wait: wait))

@@ -67,7 +67,7 @@ import Testing
     let limiter = RateLimiter(name: "api", capacity: 2, refill: 1, per: .seconds(1))
     let start = Date(timeIntervalSince1970: 50)
     #expect(limiter.availableTokens(at: start) == 2)
-    #expect(limiter.reserve(cost: 2, at: start) == .zero)
+    #expect(limiter.reserve(cost: 2, at: start) == .starts(after: .zero))
     #expect(limiter.availableTokens(at: start) == 0)
     #expect(limiter.availableTokens(at: start.addingTimeInterval(1)) == 1)
     #expect(limiter.availableTokens(at: start.addingTimeInterval(10)) == 2)
