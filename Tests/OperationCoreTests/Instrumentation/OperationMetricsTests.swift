@@ -94,7 +94,8 @@
     }
 
     @Test func `Refused Retries And Rate-Limited Starts Are Counted`() async throws {
-      let client = self.client()
+      let clock = ManualOperationClock()
+      let client = self.client { $0.operationClock = clock }
       let budget = RetryBudget(name: "none", ratio: 0, minimumPerSecond: 0)
       let refused = client.store(for: FailingQuery().retry(limit: 3).retryBudget(budget))
       await #expect(throws: TestError.self) { try await refused.fetch() }
