@@ -5,7 +5,10 @@ import Testing
 
 @testable import OperationPostgres
 
-@Suite(.enabled(if: TestPostgres.isEnabled, TestPostgres.skipMessage), .timeLimit(.minutes(1)))
+@Suite(
+  .enabled(if: TestPostgres.isEnabled, TestPostgres.skipMessage),
+  .timeLimit(TestPostgres.timeLimit)
+)
 struct PostgresFleetFillTests {
   @Test func `Concurrent Misses On Three Instances Make One Upstream Call`() async throws {
     try await TestPostgres.withFleet(count: 3) { members, _, _ throws in

@@ -4,7 +4,10 @@ import OperationPostgres
 import OperationTestSupport
 import Testing
 
-@Suite(.enabled(if: TestPostgres.isEnabled, TestPostgres.skipMessage), .timeLimit(.minutes(1)))
+@Suite(
+  .enabled(if: TestPostgres.isEnabled, TestPostgres.skipMessage),
+  .timeLimit(TestPostgres.timeLimit)
+)
 struct PostgresFleetInvalidationTests {
   /// A query of a user, whose store another instance invalidates.
   struct UserQuery: QueryRequest, Sendable {

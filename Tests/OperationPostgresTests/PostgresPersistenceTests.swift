@@ -5,7 +5,10 @@ import OperationTestSupport
 import PostgresNIO
 import Testing
 
-@Suite(.enabled(if: TestPostgres.isEnabled, TestPostgres.skipMessage), .timeLimit(.minutes(1)))
+@Suite(
+  .enabled(if: TestPostgres.isEnabled, TestPostgres.skipMessage),
+  .timeLimit(TestPostgres.timeLimit)
+)
 struct PostgresPersistenceTests {
   private static func entry(_ key: String, _ value: String, updatedAt: TimeInterval)
     -> PersistedQueryEntry
@@ -21,7 +24,11 @@ struct PostgresPersistenceTests {
 
   @Test func `A Cache Entry Written Is Read Back With Its Dates`() async throws {
     try await TestPostgres.withClient { client, namespace in
-      let storage = try await PostgresPersistence(client: client, namespace: namespace)
+      let storage = try await PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
       let written = Self.entry("a", "1", updatedAt: 1_000.5)
       try await storage.writeCacheEntries([written], accesses: [:], bounds: .init())
       #expect(try await storage.cacheEntry(forKey: "a") == written)
@@ -35,15 +42,27 @@ struct PostgresPersistenceTests {
 
   @Test func `Two Instances Creating The Schema At Once Both Succeed`() async throws {
     try await TestPostgres.withClient { client, namespace in
-      async let first = PostgresPersistence(client: client, namespace: namespace)
-      async let second = PostgresPersistence(client: client, namespace: namespace)
+      async let first = PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
+      async let second = PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
       _ = try await (first, second)
     }
   }
 
   @Test func `A Write Never Replaces A Value Another Instance Updated Later`() async throws {
     try await TestPostgres.withClient { client, namespace in
-      let storage = try await PostgresPersistence(client: client, namespace: namespace)
+      let storage = try await PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
       try await storage.writeCacheEntries(
         [Self.entry("a", "newer", updatedAt: 2_000)],
         accesses: [:],
@@ -66,7 +85,11 @@ struct PostgresPersistenceTests {
 
   @Test func `Writes Keep The Most Recently Used Entries Within The Bounds`() async throws {
     try await TestPostgres.withClient { client, namespace in
-      let storage = try await PostgresPersistence(client: client, namespace: namespace)
+      let storage = try await PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
       let entries = (0..<5).map { Self.entry("k\($0)", "xx", updatedAt: Double(1_000 + $0)) }
       let removed = try await storage.writeCacheEntries(
         entries,
@@ -90,7 +113,11 @@ struct PostgresPersistenceTests {
 
   @Test func `Entries Of Another Version Or Too Old Are Removed`() async throws {
     try await TestPostgres.withClient { client, namespace in
-      let storage = try await PostgresPersistence(client: client, namespace: namespace)
+      let storage = try await PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
       var other = Self.entry("other", "x", updatedAt: 5_000)
       other.version = "v0"
       try await storage.writeCacheEntries(
@@ -113,7 +140,11 @@ struct PostgresPersistenceTests {
 
   @Test func `A Key Enqueued Twice Gives Back The First Entry`() async throws {
     try await TestPostgres.withClient { client, namespace in
-      let storage = try await PostgresPersistence(client: client, namespace: namespace)
+      let storage = try await PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
       let date = Date(timeIntervalSince1970: 1_000)
       let first = try await storage.enqueueOutboxEntry(
         kind: "k",
@@ -137,7 +168,11 @@ struct PostgresPersistenceTests {
 
   @Test func `Workers Claim A Lane One Entry At A Time, In Order`() async throws {
     try await TestPostgres.withClient { client, namespace in
-      let storage = try await PostgresPersistence(client: client, namespace: namespace)
+      let storage = try await PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
       let now = Date(timeIntervalSince1970: 1_000)
       let lease = now.addingTimeInterval(30)
       for index in 0..<3 {
@@ -187,7 +222,11 @@ struct PostgresPersistenceTests {
   @Test func `A Lease That Expired Is Taken Over, And The Late Worker Is Fenced Off`() async throws
   {
     try await TestPostgres.withClient { client, namespace in
-      let storage = try await PostgresPersistence(client: client, namespace: namespace)
+      let storage = try await PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
       let now = Date(timeIntervalSince1970: 1_000)
       try await storage.enqueueOutboxEntry(
         kind: "k",
@@ -240,7 +279,11 @@ struct PostgresPersistenceTests {
 
   @Test func `An Entry Written In A Rolled-Back Transaction Does Not Exist`() async throws {
     try await TestPostgres.withClient { client, namespace in
-      let storage = try await PostgresPersistence(client: client, namespace: namespace)
+      let storage = try await PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
       struct Rollback: Error {}
       await #expect(throws: (any Error).self) {
         try await client.withTransaction(logger: .init(label: "test")) { connection in
@@ -275,14 +318,22 @@ struct PostgresPersistenceTests {
     try await TestPostgres.withClient { client, namespace in
       let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 10_000))
       let a = try await PersistentQueryCache(
-        storage: try await PostgresPersistence(client: client, namespace: namespace),
+        storage: try await PostgresPersistence(
+          client: client,
+          namespace: namespace,
+          timeout: TestPostgres.callTimeout
+        ),
         clock: clock,
         writeDelay: .zero
       )
       a.save("value of a", forKey: "shared", updatedAt: Date(timeIntervalSince1970: 9_000))
       try await a.flush()
       let b = try await PersistentQueryCache(
-        storage: try await PostgresPersistence(client: client, namespace: namespace),
+        storage: try await PostgresPersistence(
+          client: client,
+          namespace: namespace,
+          timeout: TestPostgres.callTimeout
+        ),
         clock: clock
       )
       let loaded = try #require(await b.load(String.self, forKey: "shared"))

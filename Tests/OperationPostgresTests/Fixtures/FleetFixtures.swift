@@ -134,7 +134,11 @@ extension TestPostgres {
     try await self.withClient { client, namespace in
       var members = [FleetMember]()
       for index in 0..<count {
-        let persistence = try await PostgresPersistence(client: client, namespace: namespace)
+        let persistence = try await PostgresPersistence(
+          client: client,
+          namespace: namespace,
+          timeout: TestPostgres.callTimeout
+        )
         let delayer = ManualDelayer()
         let problems = Recorder<String>()
         let fleet = try await PostgresFleet(

@@ -1,4 +1,5 @@
 import Foundation
+import Operation
 import OperationPostgres
 import PostgresNIO
 import Testing
@@ -15,6 +16,15 @@ enum TestPostgres {
 
   /// Whether the PostgreSQL tests run.
   static let isEnabled = url != nil || isRequired
+
+  /// The longest a storage call of a test may take before it throws: the storage's default of
+  /// 10 seconds is for production, and a test under the thread sanitizer, on a loaded machine,
+  /// can wait longer than that for a pooled connection without anything being wrong.
+  static let callTimeout: OperationDuration = .seconds(120)
+
+  /// How long a suite of these tests may take: they share one server and run together, and under
+  /// the thread sanitizer a suite of them has taken 35 seconds.
+  static let timeLimit: TimeLimitTrait.Duration = .minutes(3)
 
   static let skipMessage: Comment = """
     No PostgreSQL server: OPERATION_POSTGRES_URL is not set. Run the tests with one: \
