@@ -68,8 +68,8 @@ struct PostgresFleetTests {
     // business (`operation-demo fleet-test`, in CI).
     let outbox = try await MutationOutbox(
       storage: member.fleet.persistence,
-      worker: member.fleet.instance,
-      clock: ManualOperationClock()
+      clock: ManualOperationClock(),
+      worker: member.fleet.instance
     )
     outbox.register(Deliver(server: server), kind: "deliver")
     let events = outbox.subscribe { event in

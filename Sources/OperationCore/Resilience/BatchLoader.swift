@@ -191,15 +191,21 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
     -> Value
   {
     let waiter = self.waiters.makeID()
-    let (opened, full, window, met) = self.state.withLock {
-      state -> (Int?, Batch?, Task<Void, Never>?, [CheckedContinuation<Void, Never>]) in
+    let delayer = self.delayer ?? context.operationDelayer
+    let (full, window, met) = self.state.withLock {
+      state -> (Batch?, Task<Void, Never>?, [CheckedContinuation<Void, Never>]) in
       state.statistics.lookups += 1
       let (opened, full) = self.enqueue(id, waiter: waiter, in: &state)
       var window: Task<Void, Never>?
       if full != nil {
         swap(&window, &state.windowTask)
+      } else if let opened {
+        // NB: Made and kept under the lock that opens the batch, so that the batch's window is
+        // known to whoever fills the batch first, and is never cancelled once it has taken the
+        // batch: it resolves the batch itself.
+        state.windowTask = self.makeWindow(for: opened, delayer: delayer)
       }
-      return (opened, full, window, Self.metWaiters(in: &state))
+      return (full, window, Self.metWaiters(in: &state))
     }
     // NB: Cancelled after the lock is released: cancelling runs the delayer's handler.
     window?.cancel()
@@ -208,8 +214,6 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
     }
     if let full {
       self.send(full)
-    } else if let opened {
-      self.scheduleSend(of: opened, delayer: self.delayer ?? context.operationDelayer)
     }
     return try await self.waiters.wait(waiter)
   }
@@ -243,9 +247,14 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
     return (opened, self.takeForFlight(state.open!, in: &state))
   }
 
-  private func scheduleSend(of number: Int, delayer: any OperationDelayer & Sendable) {
+  /// The task that waits out the window of batch `number`, then takes the batch and resolves
+  /// it; made under the lock, and cancelled only while the batch is still open.
+  private func makeWindow(
+    for number: Int,
+    delayer: any OperationDelayer & Sendable
+  ) -> Task<Void, Never> {
     let window = self.window
-    let task = Task {
+    return Task {
       if case .duration(let duration) = window {
         try? await delayer.delay(for: duration)
       }
@@ -262,15 +271,6 @@ public final class BatchLoader<ID: Hashable & Sendable, Value: Sendable>: Sendab
       if let batch {
         await self.run(batch)
       }
-    }
-    // NB: Kept only while its batch is open, so that a batch that fills first can stop it.
-    let isStale = self.state.withLock { state in
-      guard state.openNumber == number, state.open != nil else { return true }
-      state.windowTask = task
-      return false
-    }
-    if isStale {
-      task.cancel()
     }
   }
 

@@ -83,7 +83,8 @@ public final class CircuitBreaker: Sendable {
     /// - Parameters:
     ///   - rate: The share of failures, such as `0.5`.
     ///   - minimumCalls: The calls the window needs before it counts.
-    ///   - window: How far back calls count, in whole seconds.
+    ///   - window: How far back calls count, in whole seconds; at most an hour (a longer window
+    ///     stops the program: the breaker keeps a count per second of it).
     /// - Returns: The threshold.
     public static func failureRate(
       _ rate: Double,
@@ -148,17 +149,18 @@ public final class CircuitBreaker: Sendable {
 
   /// The breaker's state at `now`: an open breaker whose cool-down has passed is half-open.
   ///
-  /// - Parameter now: The moment; the system's time by default.
+  /// - Parameter now: The moment, read from the clock of the runs that the breaker guards (for
+  ///   example `context.operationClock.now()`), so that the state follows the time they see.
   /// - Returns: The state.
-  public func state(at now: Date = Date()) -> State {
+  public func state(at now: Date) -> State {
     self.storage.withLock { $0.machine.state(at: now) }
   }
 
   /// The breaker at `now`.
   ///
-  /// - Parameter now: The moment; the system's time by default.
+  /// - Parameter now: The moment, read from the clock of the runs that the breaker guards.
   /// - Returns: The snapshot.
-  public func snapshot(at now: Date = Date()) -> Snapshot {
+  public func snapshot(at now: Date) -> Snapshot {
     self.storage.withLock { storage in
       Snapshot(
         name: self.name,

@@ -44,6 +44,10 @@ public final class RateLimiter: Sendable {
   /// The time one token takes to refill, in attoseconds.
   private let interval: Int128
 
+  /// The largest capacity: a full bucket's time, `capacity × interval` attoseconds, then fits in
+  /// an `Int128` for periods of up to a thousand years.
+  static let maximumCapacity = 1 << 32
+
   private struct State: Sendable {
     /// The limiter's first reading of the clock; times are kept relative to it, in attoseconds,
     /// so that they stay exact.
@@ -59,7 +63,8 @@ public final class RateLimiter: Sendable {
   ///
   /// - Parameters:
   ///   - name: The limiter's name, in errors, events and metrics.
-  ///   - capacity: The most tokens the bucket holds; at least one.
+  ///   - capacity: The most tokens the bucket holds; at least one, at most 2³² (a larger one
+  ///     stops the program).
   ///   - refill: How many tokens it gains every `period`; at least one.
   ///   - period: The time in which it gains `refill` tokens.
   ///   - whenFull: Whether a run that finds too few tokens waits (the default) or fails.
@@ -70,6 +75,10 @@ public final class RateLimiter: Sendable {
     per period: OperationDuration = .seconds(1),
     whenFull: WhenFull = .wait
   ) {
+    precondition(
+      capacity <= Self.maximumCapacity,
+      "The rate limiter \"\(name)\" has a capacity of \(capacity); the largest is 2³²."
+    )
     self.name = name
     self.capacity = max(1, capacity)
     self.whenFull = whenFull
@@ -167,13 +176,20 @@ extension OperationRequest where Failure == any Error {
   ///
   /// - Parameters:
   ///   - limiter: The limiter, shared by the operations of its scope.
-  ///   - cost: The tokens a start takes; 1 by default.
+  ///   - cost: The tokens a start takes; 1 by default. From zero to the limiter's capacity: a
+  ///     start that costs more than a full bucket could never go under ``WhenFull/failFast``, so
+  ///     a larger cost stops the program.
   /// - Returns: The modified operation.
   public func rateLimited(
     by limiter: RateLimiter,
     cost: Int = 1
   ) -> ModifiedOperation<Self, _RateLimitedModifier<Self>> {
-    self.modifier(_RateLimitedModifier(limiter: limiter, cost: cost))
+    precondition(
+      (0...limiter.capacity).contains(cost),
+      "A start that costs \(cost) tokens can never fit in the rate limiter \"\(limiter.name)\", "
+        + "whose capacity is \(limiter.capacity)."
+    )
+    return self.modifier(_RateLimitedModifier(limiter: limiter, cost: cost))
   }
 }
 

@@ -95,7 +95,9 @@ enum HTTPDate {
     guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT",
       let day = Int(parts[1]), (1...31).contains(day),
       let monthIndex = Self.months.firstIndex(of: String(parts[2])),
-      let year = Int(parts[3]), year >= 1970
+      // NB: Years past 9999 are not HTTP dates, and a year of twelve digits would overflow the
+      // seconds below: a header must never crash the client.
+      let year = Int(parts[3]), (1970...9999).contains(year)
     else { return nil }
     let time = parts[4].split(separator: ":").compactMap { Int($0) }
     guard time.count == 3, (0..<24).contains(time[0]), (0..<60).contains(time[1]),

@@ -71,15 +71,18 @@ public final class RetryBudget: Sendable {
   /// - Parameters:
   ///   - name: The budget's name, in events, snapshots and metrics.
   ///   - ratio: The share of first attempts that may be retried (`0.2` for 20%); at least zero.
+  ///     A number: `.nan` stops the program. `.infinity` allows every retry.
   ///   - minimumPerSecond: The retries per second that are always allowed; at least zero.
-  ///   - window: How long deposits and withdrawals count; rounded up to whole seconds, at least
-  ///     one.
+  ///   - window: How long deposits and withdrawals count; rounded up to whole seconds, from one
+  ///     second to one hour (a longer window stops the program: the budget keeps a count per
+  ///     second of it).
   public init(
     name: String = "retry-budget",
     ratio: Double = 0.2,
     minimumPerSecond: Int = 10,
     window: OperationDuration = .seconds(10)
   ) {
+    precondition(!ratio.isNaN, "The retry budget \"\(name)\" has a ratio that is not a number.")
     self.name = name
     self.ratio = max(ratio, 0)
     self.minimumPerSecond = max(minimumPerSecond, 0)
@@ -129,8 +132,12 @@ public final class RetryBudget: Sendable {
   }
 
   private func allowance(forFirstAttempts firstAttempts: Int, in state: State) -> Int {
-    // NB: The small addition keeps products such as 0.2 × 1,000 from rounding down to 199.
-    Int(self.ratio * Double(firstAttempts) + 1e-9) + self.minimumPerSecond * state.counts.seconds
+    // NB: Counted in `Double`, so that a large ratio or floor saturates instead of overflowing;
+    // the small addition keeps products such as 0.2 × 1,000 from rounding down to 199.
+    let allowance =
+      self.ratio * Double(firstAttempts) + Double(self.minimumPerSecond)
+      * Double(state.counts.seconds) + 1e-9
+    return allowance < Double(Int.max) ? Int(allowance) : Int.max
   }
 }
 

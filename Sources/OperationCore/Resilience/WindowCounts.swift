@@ -21,8 +21,18 @@ struct WindowCounts: Sendable {
   let seconds: Int
   private var buckets: [Bucket]
 
+  /// The longest window: the counts keep a bucket per second of it, and total them on every
+  /// call, so a day's window would cost 86,400 buckets a call.
+  static let maximum = OperationDuration.seconds(3_600)
+
   /// Creates empty counts over `window`, rounded up to whole seconds.
+  ///
+  /// - Precondition: `window` is at most ``maximum``.
   init(window: OperationDuration) {
+    precondition(
+      window <= Self.maximum,
+      "A retry budget's or a circuit breaker's window of \(window) is longer than an hour."
+    )
     self.seconds = max(1, Int(window.timeInterval.rounded(.up)))
     self.buckets = Array(repeating: Bucket(), count: self.seconds)
   }

@@ -138,12 +138,12 @@ import Testing
     for _ in 0..<3 {
       await #expect(throws: UpstreamError()) { try await runner.run() }
     }
-    #expect(breaker.state() == .closed)
+    #expect(breaker.state(at: Date()) == .closed)
     let cancelling = OperationRunner(operation: CancellingQuery().circuitBreaker(breaker))
     for _ in 0..<3 {
       await #expect(throws: CancellationError.self) { try await cancelling.run() }
     }
-    #expect(breaker.state() == .closed)
+    #expect(breaker.state(at: Date()) == .closed)
   }
 
   @Test func `A Failure Rate Opens It Once The Window Has Enough Calls`() async {

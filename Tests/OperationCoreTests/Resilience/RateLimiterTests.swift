@@ -119,4 +119,20 @@ import Testing
     #expect(limiter.availableTokens(at: clock.now()) == 0)
     #expect(upstream.requests == 1)
   }
+
+  @Test func `A Cost Above The Capacity Stops The Program, For It Could Never Start`() async {
+    let limiter = RateLimiter(name: "api", capacity: 10, refill: 10, whenFull: .failFast)
+    _ = UpstreamQuery(upstream: Upstream(), id: 1).rateLimited(by: limiter, cost: 10)
+    await #expect(processExitsWith: .failure) {
+      let limiter = RateLimiter(name: "api", capacity: 10, refill: 10, whenFull: .failFast)
+      _ = UpstreamQuery(upstream: Upstream(), id: 1).rateLimited(by: limiter, cost: 11)
+    }
+  }
+
+  @Test func `A Capacity Above 2^32 Stops The Program`() async {
+    #expect(RateLimiter(name: "api", capacity: 1 << 32, refill: 1).capacity == 1 << 32)
+    await #expect(processExitsWith: .failure) {
+      _ = RateLimiter(name: "api", capacity: Int.max, refill: 1, per: .seconds(60))
+    }
+  }
 }

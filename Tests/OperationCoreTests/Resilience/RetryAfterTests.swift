@@ -75,4 +75,16 @@ import Testing
     #expect(OperationDuration(retryAfterHeader: "-3", now: now) == nil)
     #expect(OperationDuration(retryAfterHeader: "Wed, 32 Oct 2015 07:28:00 GMT", now: now) == nil)
   }
+
+  @Test func `A Header Whose Year Is Not A Four-Digit Year Is Not A Date, And Crashes Nothing`() {
+    let now = Date(timeIntervalSince1970: 1_445_412_000)
+    #expect(
+      OperationDuration(retryAfterHeader: "Fri, 31 Dec 9999 23:59:59 GMT", now: now) != nil
+    )
+    #expect(OperationDuration(retryAfterHeader: "Sat, 01 Jan 10000 00:00:00 GMT", now: now) == nil)
+    #expect(
+      OperationDuration(retryAfterHeader: "Sun, 06 Nov 999999999999 08:49:37 GMT", now: now)
+        == nil
+    )
+  }
 }

@@ -105,4 +105,21 @@ import Testing
     await #expect(throws: UpstreamError()) { try await store.fetch() }
     #expect(upstream.requests == 1)
   }
+
+  @Test func `Huge Ratios And Floors Saturate Instead Of Overflowing`() {
+    let now = Date(timeIntervalSince1970: 100)
+    let unlimited = RetryBudget(ratio: .infinity, minimumPerSecond: 0)
+    unlimited.recordFirstAttempt(at: now)
+    #expect(unlimited.tryRetry(at: now))
+    #expect(unlimited.snapshot(at: now).available == Int.max - 1)
+    let generous = RetryBudget(ratio: 0, minimumPerSecond: .max)
+    #expect(generous.tryRetry(at: now))
+    #expect(generous.snapshot(at: now).available == Int.max - 1)
+  }
+
+  @Test func `A Ratio That Is Not A Number Stops The Program`() async {
+    await #expect(processExitsWith: .failure) {
+      _ = RetryBudget(name: "broken", ratio: .nan)
+    }
+  }
 }

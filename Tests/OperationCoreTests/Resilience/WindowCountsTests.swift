@@ -33,4 +33,11 @@ import Testing
     counts.add(first: 1, at: date)
     #expect(counts.totals(at: date) == (1, 0))
   }
+
+  @Test func `A Window Of An Hour Is The Longest; A Longer One Stops The Program`() async {
+    #expect(WindowCounts(window: .seconds(3_600)).seconds == 3_600)
+    await #expect(processExitsWith: .failure) {
+      _ = WindowCounts(window: .seconds(3_601))
+    }
+  }
 }
