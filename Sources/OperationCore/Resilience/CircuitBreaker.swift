@@ -12,7 +12,9 @@ import OperationSynchronization
 /// (a number of failures in a row, or a rate of failures in a window) it opens: every run fails
 /// at once with ``CircuitBreakerOpenError``, and no request is sent. After `coolDown` the next
 /// runs half-open it: `halfOpenProbes` of them start, as probes. When every probe succeeds the
-/// breaker closes; when one fails it opens again for another cool-down.
+/// breaker closes; when one fails it opens again for another cool-down. Probes that have not all
+/// ended within a cool-down are given up, and the next run probes in their place, so a probe
+/// that hangs cannot keep the breaker half-open.
 ///
 /// ```swift
 /// let breaker = CircuitBreaker(

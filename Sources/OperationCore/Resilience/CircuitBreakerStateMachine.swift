@@ -12,7 +12,9 @@
 /// - **Open**: every call is rejected until `coolDown` has passed since it opened; the first call
 ///   after that half-opens it.
 /// - **Half-open**: `probes` calls start, the others are rejected. When every probe succeeds the
-///   breaker closes; the first probe that fails opens it again, for another `coolDown`.
+///   breaker closes; the first probe that fails opens it again, for another `coolDown`. Probes
+///   that have not all ended within `coolDown` are given up (their ends change nothing), and the
+///   next call probes in their place: a probe that hangs cannot keep the breaker half-open.
 ///
 /// Each call carries the breaker's epoch from when it started, and every transition starts a new
 /// epoch: a call that started before a transition (a slow call admitted while closed that fails
@@ -51,7 +53,8 @@ struct CircuitBreakerStateMachine: Sendable {
     /// `window` counts calls and failures for a failure-rate threshold only.
     case closed(consecutiveFailures: Int, window: WindowCounts?)
     case open(since: Date)
-    case halfOpen(admitted: Int, succeeded: Int)
+    /// `since` is when this round of probes began.
+    case halfOpen(admitted: Int, succeeded: Int, since: Date)
   }
 
   let configuration: Configuration
@@ -90,18 +93,25 @@ struct CircuitBreakerStateMachine: Sendable {
       if let remaining = self.coolDownRemaining(since: since, at: now) {
         return (.rejected(retryAfter: remaining), nil)
       }
-      transition = self.move(to: .halfOpen(admitted: 0, succeeded: 0))
+      transition = self.move(to: .halfOpen(admitted: 0, succeeded: 0, since: now))
     }
     switch self.phase {
     case .closed:
       return (.admitted(Ticket(epoch: self.epoch, isProbe: false)), transition)
-    case .halfOpen(let admitted, let succeeded):
+    case .halfOpen(let admitted, let succeeded, let since):
       guard admitted < self.configuration.probes else {
+        if self.coolDownRemaining(since: since, at: now) == nil {
+          // NB: The round's probes outlived the cool-down: a new epoch gives them up, and this
+          // call starts the next round. The state stays half-open, so no transition is told.
+          self.epoch += 1
+          self.phase = .halfOpen(admitted: 1, succeeded: 0, since: now)
+          return (.admitted(Ticket(epoch: self.epoch, isProbe: true)), transition)
+        }
         // NB: The probes are out, and when they end is unknown: the rejected call's backoff
         // decides when it asks again.
         return (.rejected(retryAfter: nil), transition)
       }
-      self.phase = .halfOpen(admitted: admitted + 1, succeeded: succeeded)
+      self.phase = .halfOpen(admitted: admitted + 1, succeeded: succeeded, since: since)
       return (.admitted(Ticket(epoch: self.epoch, isProbe: true)), transition)
     case .open:
       preconditionFailure("An open breaker past its cool-down half-opens above.")
@@ -132,10 +142,10 @@ struct CircuitBreakerStateMachine: Sendable {
       }
       self.phase = .closed(consecutiveFailures: consecutiveFailures, window: window)
       return nil
-    case .halfOpen(let admitted, let succeeded):
+    case .halfOpen(let admitted, let succeeded, let since):
       switch outcome {
       case .ignored:
-        self.phase = .halfOpen(admitted: max(0, admitted - 1), succeeded: succeeded)
+        self.phase = .halfOpen(admitted: max(0, admitted - 1), succeeded: succeeded, since: since)
         return nil
       case .failure:
         return self.move(to: .open(since: now))
@@ -143,7 +153,7 @@ struct CircuitBreakerStateMachine: Sendable {
         if succeeded + 1 >= self.configuration.probes {
           return self.move(to: Self.closedPhase(self.configuration))
         }
-        self.phase = .halfOpen(admitted: admitted, succeeded: succeeded + 1)
+        self.phase = .halfOpen(admitted: admitted, succeeded: succeeded + 1, since: since)
         return nil
       }
     case .open:

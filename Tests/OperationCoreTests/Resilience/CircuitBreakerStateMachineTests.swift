@@ -62,12 +62,31 @@ import Testing
     #expect(Self.ticket(machine.admit(at: later).admission) != nil)
   }
 
+  @Test func `Probes That Outlive The Cool-Down Are Given Up, And The Next Call Probes`() throws {
+    var machine = Self.machine(threshold: .consecutiveFailures(1), probes: 1)
+    let ticket = try #require(Self.ticket(machine.admit(at: Self.start).admission))
+    _ = machine.end(ticket, with: .failure, at: Self.start)
+    let halfOpen = Self.start.addingTimeInterval(10)
+    let hung = try #require(Self.ticket(machine.admit(at: halfOpen).admission))
+    let justBefore = halfOpen.addingTimeInterval(9.5)
+    #expect(machine.admit(at: justBefore).admission == .rejected(retryAfter: nil))
+    let deadline = halfOpen.addingTimeInterval(10)
+    let (next, transition) = machine.admit(at: deadline)
+    let probe = try #require(Self.ticket(next))
+    #expect(probe.isProbe && transition == nil)
+    #expect(machine.state == .halfOpen)
+    // NB: The hung probe's end belongs to the round that was given up.
+    #expect(machine.end(hung, with: .failure, at: deadline) == nil)
+    #expect(machine.state == .halfOpen)
+    #expect(machine.end(probe, with: .success, at: deadline) == .init(from: .halfOpen, to: .closed))
+  }
+
   /// The rules as plainly as they can be said, for consecutive failures.
   private struct Model {
     enum Phase: Equatable {
       case closed(failures: Int)
       case open(since: Int)
-      case halfOpen(admitted: Int, succeeded: Int)
+      case halfOpen(admitted: Int, succeeded: Int, since: Int)
     }
 
     var phase = Phase.closed(failures: 0)
@@ -79,14 +98,19 @@ import Testing
     mutating func admit(at time: Int) -> (admitted: Bool, epoch: Int) {
       if case .open(let since) = self.phase {
         guard time - since >= self.coolDown else { return (false, self.epoch) }
-        self.phase = .halfOpen(admitted: 0, succeeded: 0)
+        self.phase = .halfOpen(admitted: 0, succeeded: 0, since: time)
         self.epoch += 1
       }
       switch self.phase {
       case .closed: return (true, self.epoch)
-      case .halfOpen(let admitted, let succeeded):
-        guard admitted < self.probes else { return (false, self.epoch) }
-        self.phase = .halfOpen(admitted: admitted + 1, succeeded: succeeded)
+      case .halfOpen(let admitted, let succeeded, let since):
+        if admitted < self.probes {
+          self.phase = .halfOpen(admitted: admitted + 1, succeeded: succeeded, since: since)
+          return (true, self.epoch)
+        }
+        guard time - since >= self.coolDown else { return (false, self.epoch) }
+        self.phase = .halfOpen(admitted: 1, succeeded: 0, since: time)
+        self.epoch += 1
         return (true, self.epoch)
       case .open: fatalError()
       }
@@ -106,15 +130,15 @@ import Testing
       case (.halfOpen, .failure):
         self.phase = .open(since: time)
         self.epoch += 1
-      case (.halfOpen(let admitted, let succeeded), .success):
+      case (.halfOpen(let admitted, let succeeded, let since), .success):
         if succeeded + 1 >= self.probes {
           self.phase = .closed(failures: 0)
           self.epoch += 1
         } else {
-          self.phase = .halfOpen(admitted: admitted, succeeded: succeeded + 1)
+          self.phase = .halfOpen(admitted: admitted, succeeded: succeeded + 1, since: since)
         }
-      case (.halfOpen(let admitted, let succeeded), .ignored):
-        self.phase = .halfOpen(admitted: max(0, admitted - 1), succeeded: succeeded)
+      case (.halfOpen(let admitted, let succeeded, let since), .ignored):
+        self.phase = .halfOpen(admitted: max(0, admitted - 1), succeeded: succeeded, since: since)
       case (.closed, .ignored), (.open, _): break
       }
     }
