@@ -111,7 +111,7 @@ public final class RateLimiter: Sendable {
   func reserve(cost: Int, at now: Date) -> Reservation {
     self.state.withLock { state in
       let time = Self.time(of: now, in: &state)
-      let paidUntil = max(state.paidUntil, time) + Int128(max(0, cost)) * self.interval
+      let paidUntil = max(state.paidUntil, time) + Int128(cost) * self.interval
       let startsAt = paidUntil - Int128(self.capacity) * self.interval
       let wait = OperationDuration(attoseconds: max(0, startsAt - time))
       if wait > .zero, self.whenFull == .failFast {
@@ -125,7 +125,7 @@ public final class RateLimiter: Sendable {
   /// Gives back the tokens of a run that stopped waiting.
   func refund(cost: Int) {
     self.state.withLock { state in
-      state.paidUntil -= Int128(max(0, cost)) * self.interval
+      state.paidUntil -= Int128(cost) * self.interval
     }
   }
 
