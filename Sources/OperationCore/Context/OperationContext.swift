@@ -24,10 +24,15 @@
 ///
 /// The context is copy-on-write: a copy does not see later writes to the original.
 public struct OperationContext: Sendable {
-  // NB: A context holds a few dozen entries at most, and it is copied and extended on every run
-  // (a store adds the entries of the run to a copy of its context). A flat array makes both cheap:
-  // a copy is one allocation, and a lookup compares key identities without hashing them.
-  private var storage = ContiguousArray<Entry>()
+  // NB: A context is copied and extended on every run: a store adds the entries of the run (its
+  // order, its store, its event sink, its task's id, the reason of its result) to a copy of its
+  // own context, and every store's context extends its client's. The entries are a persistent
+  // list, newest first, so that a copy is a retain and adding an entry is one node in front of
+  // entries that the copies share. (A flat array copied every entry on each first write to a
+  // copy: three whole copies per run.) Replacing an entry copies only the nodes in front of it,
+  // so that no node keeps a replaced value alive. A lookup walks the list and compares key
+  // identities, as the array's did.
+  private var head: Node?
 
   /// Creates an empty context, in which every entry has its default value.
   public init() {}
@@ -37,31 +42,33 @@ public struct OperationContext: Sendable {
   /// - Parameter key: The key of the entry.
   public subscript<Key: OperationContext.Key>(_ key: Key.Type) -> Key.Value {
     get {
-      guard let index = self.index(of: key) else { return Key.defaultValue }
-      return self.storage[index].value as! Key.Value
+      guard let node = self.node(for: ObjectIdentifier(key)) else { return Key.defaultValue }
+      // NB: The node of a key is always a `ValueNode<Key.Value>`, since only this setter makes
+      // nodes and it makes them of its key's value type, so the cast cannot fail.
+      return unsafeDowncast(node, to: ValueNode<Key.Value>.self).value
     }
     set {
-      if let index = self.index(of: key) {
-        self.storage[index] = Entry(key: key, value: newValue)
-      } else {
-        self.storage.append(Entry(key: key, value: newValue))
+      var rest = self.head
+      if let head, let replaced = self.node(for: ObjectIdentifier(key)) {
+        rest = Node.removing(replaced, from: head)
       }
+      self.head = ValueNode(key: key, value: newValue, next: rest)
     }
   }
 
-  /// The number of entries that were set.
-  package var count: Int {
-    self.storage.count
-  }
-
-  /// Makes room for `capacity` entries, so that adding entries up to it does not reallocate.
-  package mutating func reserveCapacity(_ capacity: Int) {
-    self.storage.reserveCapacity(capacity)
-  }
-
-  private func index(of key: any Any.Type) -> Int? {
-    let id = ObjectIdentifier(key)
-    return self.storage.firstIndex { ObjectIdentifier($0.key) == id }
+  private func node(for key: ObjectIdentifier) -> Node? {
+    // NB: The walk holds no references of its own (a strong one would be a retain and a release
+    // per node): the context keeps the head, and every node keeps the next, alive until it
+    // returns.
+    var node = self.head.map(Unmanaged.passUnretained)
+    while let current = node {
+      let (id, next) = current._withUnsafeGuaranteedRef { node in
+        (node.id, node.next.map(Unmanaged.passUnretained))
+      }
+      if id == key { return current.takeUnretainedValue() }
+      node = next
+    }
+    return nil
   }
 }
 
@@ -77,13 +84,59 @@ extension OperationContext {
 }
 
 extension OperationContext {
-  fileprivate struct Entry: Sendable {
+  /// One entry of a context, in front of the entries set before it.
+  // NB: `@unchecked Sendable` is safe because every stored property is a `let` of a `Sendable`
+  // type (`ValueNode`'s value is `Sendable` too); the class is not final only so that
+  // `ValueNode` can hold the value unboxed.
+  fileprivate class Node: @unchecked Sendable {
     let key: any Any.Type
-    let value: any Sendable
+    /// The entries set before this one, newest first.
+    let next: Node?
 
-    init(key: any Any.Type, value: any Sendable) {
+    init(key: any Any.Type, next: Node?) {
       self.key = key
+      self.next = next
+    }
+
+    var id: ObjectIdentifier {
+      ObjectIdentifier(self.key)
+    }
+
+    /// The value, for descriptions.
+    var anyValue: any Sendable {
+      // NB: Unreachable: the context only makes `ValueNode`s, which override this.
+      fatalError("ValueNode overrides anyValue")
+    }
+
+    /// A node with the same entry, in front of `next`.
+    func copy(next: Node?) -> Node {
+      // NB: Unreachable: the context only makes `ValueNode`s, which override this.
+      fatalError("ValueNode overrides copy(next:)")
+    }
+
+    /// The entries of `list` in front of `replaced` (copied, as other contexts may share them)
+    /// followed by the entries behind it (shared): `list` without `replaced`.
+    static func removing(_ replaced: Node, from list: Node) -> Node? {
+      list === replaced
+        ? replaced.next : list.copy(next: Self.removing(replaced, from: list.next!))
+    }
+  }
+
+  /// A node whose value is stored as its own type, so that reading it is not a dynamic cast.
+  fileprivate final class ValueNode<Value: Sendable>: Node, @unchecked Sendable {
+    let value: Value
+
+    init(key: any Any.Type, value: Value, next: Node?) {
       self.value = value
+      super.init(key: key, next: next)
+    }
+
+    override var anyValue: any Sendable {
+      self.value
+    }
+
+    override func copy(next: Node?) -> Node {
+      ValueNode(key: self.key, value: self.value, next: next)
     }
   }
 }
@@ -91,8 +144,11 @@ extension OperationContext {
 extension OperationContext: CustomStringConvertible {
   /// The entries that were set, as `[Key = value, …]`, in no particular order.
   public var description: String {
-    let entries = self.storage.map { entry in
-      "\(typeName(entry.key)) = \(entry.value)"
+    var entries = [String]()
+    var node = self.head
+    while let current = node {
+      entries.append("\(typeName(current.key)) = \(current.anyValue)")
+      node = current.next
     }
     return "[\(entries.joined(separator: ", "))]"
   }

@@ -67,8 +67,6 @@ extension OperationStore {
     overridesName: Bool
   ) -> OperationTask<State.OperationValue, State.Failure> {
     var context = context ?? storage.context
-    // NB: The run adds a few entries; making room once spares the context several reallocations.
-    context.reserveCapacity(context.count + 5)
     let order = storage.runs.createRun()
     let sequence = order.sequence
     context.storeRunOrder = order

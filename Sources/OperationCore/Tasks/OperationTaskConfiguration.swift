@@ -4,7 +4,15 @@ public struct OperationTaskConfiguration: Sendable {
   public var name: String?
 
   /// The priority of the task.
-  public var priority: TaskPriority?
+  public var priority: TaskPriority? {
+    get { self.priorityRawValue.map(TaskPriority.init(rawValue:)) }
+    set { self.priorityRawValue = newValue?.rawValue }
+  }
+
+  // NB: Kept as its raw value: `TaskPriority`'s layout is not known outside the concurrency
+  // library, so a stored `TaskPriority?` made every copy of a configuration (a run copies its
+  // configuration several times) go through the library's copy and destroy functions.
+  private var priorityRawValue: UInt8?
 
   /// The executor the task prefers to run on.
   public var executorPreference: (any TaskExecutor)?
@@ -21,7 +29,7 @@ public struct OperationTaskConfiguration: Sendable {
     executorPreference: (any TaskExecutor)? = nil
   ) {
     self.name = name
-    self.priority = priority
+    self.priorityRawValue = priority?.rawValue
     self.executorPreference = executorPreference
   }
 }

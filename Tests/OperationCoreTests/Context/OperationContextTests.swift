@@ -88,3 +88,70 @@ extension OperationContext {
     #expect(context.description.components(separatedBy: "TestNumberKey").count == 2)
   }
 }
+
+@Suite struct `OperationContext entries` {
+  private final class Token: Sendable {}
+
+  private enum FirstKey: OperationContext.Key {
+    static let defaultValue = 0
+  }
+
+  private enum MiddleKey: OperationContext.Key {
+    static let defaultValue = 0
+  }
+
+  private enum LastKey: OperationContext.Key {
+    static let defaultValue = 0
+  }
+
+  private enum TokenKey: OperationContext.Key {
+    static let defaultValue: Token? = nil
+  }
+
+  @Test func `Replacing An Entry Lets Go Of Its Old Value`() {
+    var context = OperationContext()
+    weak var replaced: Token?
+    do {
+      let token = Token()
+      replaced = token
+      context[TokenKey.self] = token
+    }
+    context[FirstKey.self] = 1
+    context[MiddleKey.self] = 2
+    context[TokenKey.self] = nil
+    #expect(replaced == nil)
+    #expect(context[FirstKey.self] == 1)
+    #expect(context[MiddleKey.self] == 2)
+  }
+
+  @Test func `Replacing An Entry Of A Copy Leaves The Original And Keeps The Copy's Others`() {
+    var original = OperationContext()
+    original[FirstKey.self] = 1
+    original[MiddleKey.self] = 2
+    original[LastKey.self] = 3
+    var copy = original
+    copy[FirstKey.self] = 10
+    copy[LastKey.self] = 30
+    #expect(
+      [original[FirstKey.self], original[MiddleKey.self], original[LastKey.self]] == [1, 2, 3]
+        as [Int]
+    )
+    #expect(
+      [copy[FirstKey.self], copy[MiddleKey.self], copy[LastKey.self]] == [10, 2, 30] as [Int]
+    )
+    #expect(copy.description.components(separatedBy: "FirstKey").count == 2)
+    #expect(copy.description.components(separatedBy: "LastKey").count == 2)
+  }
+
+  @Test func `An Existential Value Reads Back As Its Key's Type`() {
+    var context = OperationContext()
+    context[AnyValueKey.self] = 5
+    #expect(context[AnyValueKey.self] as? Int == 5)
+    context[AnyValueKey.self] = "five"
+    #expect(context[AnyValueKey.self] as? String == "five")
+  }
+
+  private enum AnyValueKey: OperationContext.Key {
+    static let defaultValue: any Sendable = 0
+  }
+}
