@@ -19,7 +19,8 @@ extension OperationStore {
     using context: OperationContext? = nil,
     handler: OperationEventHandler<State> = OperationEventHandler()
   ) async throws(State.Failure) -> State.OperationValue {
-    try await self.runTask(using: context, handler: handler, name: "Task").runIfNeeded()
+    try await self.runTask(using: context, handler: RunEventHandler(handler), name: "Task")
+      .runIfNeeded()
   }
 
   /// Creates a run of the operation without starting it.
@@ -33,7 +34,7 @@ extension OperationStore {
   public func runTask(
     using context: OperationContext? = nil
   ) -> OperationTask<State.OperationValue, State.Failure> {
-    self.runTask(using: context, handler: nil, name: "Task")
+    self.runTask(using: context, handler: nil as RunEventHandler?, name: "Task")
   }
 
   /// Creates a run with a handler for its events and a default task name suffix.
@@ -43,12 +44,21 @@ extension OperationStore {
     name: String,
     overridesName: Bool = false
   ) -> OperationTask<State.OperationValue, State.Failure> {
-    // NB: A handler without callbacks (the default of `fetch()`) receives nothing, so the run
-    // does without one and skips delivering events nobody receives. (`Optional.flatMap` would
-    // be a generic call, and its closure a metadata lookup, on every run.)
-    let handler: OperationEventHandler<State>? =
-      if let handler, !handler.isEmpty { handler } else { nil }
-    return self.lock.withLock { storage in
+    self.runTask(
+      using: context,
+      handler: handler.flatMap(RunEventHandler.init),
+      name: name,
+      overridesName: overridesName
+    )
+  }
+
+  private func runTask(
+    using context: OperationContext?,
+    handler: RunEventHandler?,
+    name: String,
+    overridesName: Bool = false
+  ) -> OperationTask<State.OperationValue, State.Failure> {
+    self.lock.withLock { storage in
       self.makeTask(
         in: &storage,
         context: context,
@@ -62,7 +72,7 @@ extension OperationStore {
   func makeTask(
     in storage: inout Storage,
     context: OperationContext?,
-    handler: OperationEventHandler<State>?,
+    handler: RunEventHandler?,
     name: String,
     overridesName: Bool
   ) -> OperationTask<State.OperationValue, State.Failure> {
@@ -74,14 +84,13 @@ extension OperationStore {
       erasing: self,
       operationType: storage.lookupOperationType
     )
-    context.runEventHandler = handler.map(RunEventHandler.init)
+    context.runEventHandler = handler
     context.operationEventSink = self.eventSink(for: handler, in: &storage)
     if overridesName || context.operationTaskConfiguration.name == nil {
       context.operationTaskConfiguration.name = Self.defaultTaskName(suffix: name, in: &storage)
     }
-    var task = OperationTask<State.OperationValue, State.Failure>(context: context) {
-      task throws(State.Failure) in
-      try await self.execute(task, sequence: sequence)
+    var task = OperationTask<State.OperationValue, State.Failure>(context: context) { task in
+      await self.execute(task, sequence: sequence)
     }
     storage.state.scheduleFetchTask(&task)
     storage.runs.attach(task.handle, toRun: sequence)
@@ -91,7 +100,7 @@ extension OperationStore {
 
   @inline(__always)
   private func eventSink(
-    for handler: OperationEventHandler<State>?,
+    for handler: RunEventHandler?,
     in storage: inout Storage
   ) -> OperationEventSink {
     if handler == nil, let sink = storage.eventSink {
@@ -116,12 +125,14 @@ extension OperationStore {
     return name
   }
 
+  /// Runs the operation for `task` and records its result; returns the result erased, as the
+  /// task keeps it.
   private func execute(
     _ task: OperationTask<State.OperationValue, State.Failure>,
     sequence: Int
-  ) async throws(State.Failure) -> State.OperationValue {
+  ) async -> Result<any Sendable, any Error> {
     let context = task.context
-    let handler = context.runEventHandler?.base as? OperationEventHandler<State>
+    let handler = context.runEventHandler
     self.lock.withLock { storage in
       guard Self.hasReceivers(storage, runHandler: handler) else { return }
       self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
@@ -192,7 +203,10 @@ extension OperationStore {
       await RunEffects.end(effectEnds, with: result.map { $0 as any Sendable }.mapError { $0 })
       self.lock.withLock { record(in: &$0) }
     }
-    return try result.get()
+    switch result {
+    case .success(let value): return .success(value)
+    case .failure(let error): return .failure(error)
+    }
   }
 
   /// Records that a run returned, under the store's lock: its events, its result when the state
@@ -202,7 +216,7 @@ extension OperationStore {
     ofRun sequence: Int,
     task: OperationTask<State.OperationValue, State.Failure>,
     context: OperationContext,
-    handler: OperationEventHandler<State>?,
+    handler: RunEventHandler?,
     in storage: inout Storage
   ) {
     if Self.hasReceivers(storage, runHandler: handler) {
@@ -243,7 +257,7 @@ extension OperationStore {
     context: OperationContext,
     for task: OperationTask<State.OperationValue, State.Failure>,
     sequence: Int,
-    handler: OperationEventHandler<State>?
+    handler: RunEventHandler?
   ) {
     var context = context
     context.operationResultUpdateReason = .yieldedResult
@@ -340,6 +354,22 @@ package struct OperationEventSink: Sendable {
 }
 
 /// The event handler of one run, carried in the run's context so that its events reach it alone.
-private struct RunEventHandler: Sendable {
+///
+/// The run carries it erased, so that a run without a handler (most runs) never asks the runtime
+/// for the handler's generic type; `OperationStore.notify` unwraps it when it delivers.
+struct RunEventHandler: Sendable {
   let base: any Sendable
+
+  /// Erases `handler`; `nil` when it has no callback, since it would receive nothing.
+  init?<State>(_ handler: OperationEventHandler<State>) {
+    guard !handler.isEmpty else { return nil }
+    self.base = handler
+  }
+
+  /// The handler, as the store of `State` erased it.
+  func handler<State>(of _: State.Type) -> OperationEventHandler<State> {
+    // NB: Only `OperationStore<State>` makes run handlers for its runs, from handlers of its
+    // own state type, and only it reads them.
+    self.base as! OperationEventHandler<State>
+  }
 }

@@ -110,13 +110,13 @@ extension OperationStore {
   @inline(__always)
   static func hasReceivers(
     _ storage: Storage,
-    runHandler: OperationEventHandler<State>?
+    runHandler: RunEventHandler?
   ) -> Bool {
     runHandler != nil || storage.subscribers.count > 0
   }
 
   @inline(__always)
-  func notifyStateChanged(_ storage: Storage, runHandler: OperationEventHandler<State>?) {
+  func notifyStateChanged(_ storage: Storage, runHandler: RunEventHandler?) {
     guard Self.hasReceivers(storage, runHandler: runHandler) else { return }
     let state = storage.state
     let context = storage.context
@@ -125,10 +125,11 @@ extension OperationStore {
 
   func notify(
     _ storage: Storage,
-    runHandler: OperationEventHandler<State>?,
+    runHandler: RunEventHandler?,
     _ event: @escaping @Sendable (OperationEventHandler<State>) -> Void
   ) {
     let handlers = storage.subscribers.handlers
+    let runHandler = runHandler?.handler(of: State.self)
     self.lock.enqueue {
       for handler in handlers {
         event(handler)
@@ -140,7 +141,7 @@ extension OperationStore {
   }
 
   func notify(
-    runHandler: OperationEventHandler<State>?,
+    runHandler: RunEventHandler?,
     _ event: @escaping @Sendable (OperationEventHandler<State>) -> Void
   ) {
     self.lock.withLock { storage in

@@ -41,27 +41,29 @@ public struct OperationTask<Value: Sendable, Failure: Error>: Identifiable, Send
       @escaping @Sendable (OperationTaskIdentifier, OperationContext) async throws(Failure) ->
       Value
   ) {
-    self.init(context: context) { task throws(Failure) in
-      try await work(task.id, task.context)
+    self.init(context: context) { task in
+      do throws(Failure) {
+        return .success(try await work(task.id, task.context))
+      } catch {
+        return .failure(error)
+      }
     }
   }
 
-  /// Creates a task whose work receives the running task itself.
+  /// Creates a task whose work receives the running task itself, and returns its result as the
+  /// task keeps it: a `Value` or a `Failure`, erased.
+  ///
+  /// A store's runs make their result erased themselves, which spares each run a layer that
+  /// would only erase it.
   package init(
     context: OperationContext,
     runningWork work:
-      @escaping @Sendable (OperationTask<Value, Failure>) async throws(Failure) ->
-      Value
+      @escaping @Sendable (OperationTask<Value, Failure>) async -> Result<any Sendable, any Error>
   ) {
     self.context = context
     self.extract = nil
     self.core = OperationTaskCore { core, context in
-      let task = OperationTask(core: core, context: context, extract: nil)
-      do throws(Failure) {
-        return .success(try await work(task))
-      } catch {
-        return .failure(error)
-      }
+      await work(OperationTask(core: core, context: context, extract: nil))
     }
   }
 
