@@ -1,4 +1,5 @@
 import OperationSynchronization
+import Synchronization
 
 // MARK: - Running
 
@@ -133,9 +134,13 @@ extension OperationStore {
   ) async -> Result<any Sendable, any Error> {
     let context = task.context
     let handler = context.runEventHandler
-    self.lock.withLock { storage in
-      guard Self.hasReceivers(storage, runHandler: handler) else { return }
-      self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
+    // NB: Most runs have no one to tell, and find it out without the lock; see
+    // `subscriberCountHint`.
+    if handler != nil || self.subscriberCountHint.load(ordering: .sequentiallyConsistent) > 0 {
+      self.lock.withLock { storage in
+        guard Self.hasReceivers(storage, runHandler: handler) else { return }
+        self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
+      }
     }
     let run = StoreRun(store: self, enclosing: StoreRun.current)
     // NB: Checked only inside another run, which costs a fetch from outside any run nothing.

@@ -1,4 +1,5 @@
 import OperationSynchronization
+import Synchronization
 
 // MARK: - Subscribing
 
@@ -24,6 +25,7 @@ extension OperationStore {
       let context = storage.context
       self.lock.enqueue { handler.onStateChanged?(state, context) }
       let id = storage.subscribers.add(handler)
+      self.subscriberCountHint.store(storage.subscribers.count, ordering: .sequentiallyConsistent)
       let action = storage.runs.subscribed()
       guard action.isFirst else { return (id, nil) }
       self.observationResumed(action, context: context)
@@ -92,6 +94,7 @@ extension OperationStore {
   private func unsubscribe(id: Int) {
     self.lock.withLock { storage in
       guard storage.subscribers.remove(id: id) else { return }
+      self.subscriberCountHint.store(storage.subscribers.count, ordering: .sequentiallyConsistent)
       let action = storage.runs.unsubscribed(canCollect: storage.canCollect)
       if let task = action.cancelsRun {
         self.lock.enqueue { task.cancel() }

@@ -1,4 +1,5 @@
 import OperationSynchronization
+import Synchronization
 
 /// The runtime of a stateful operation: it runs the operation and keeps its state for every
 /// observer.
@@ -45,6 +46,13 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
 
   let operation: RunBox<State>
   let lock: RecursiveLock<Storage>
+  /// The number of subscribers, written under the lock whenever it changes, so that a run can see
+  /// without taking the lock that it has no subscriber to tell it started.
+  ///
+  /// A run that reads it while a subscriber arrives may miss the new subscriber, which then
+  /// misses that run's start as if it had subscribed just after it: the subscriber's first event
+  /// is the state, already loading.
+  let subscriberCountHint = Atomic<Int>(0)
   /// What instruments are told of the store, when it had instruments when it was created.
   let instrumentation: StoreInstrumentation?
 

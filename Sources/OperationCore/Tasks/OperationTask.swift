@@ -108,7 +108,15 @@ extension OperationTask {
   @discardableResult
   public func runIfNeeded() async throws(Failure) -> Value {
     let result = await self.core.run(context: self.context)
-    return try self.convert(result).get()
+    if let extract {
+      return try extract(result).get()
+    }
+    // NB: Unwrapped without `convert(_:)`, whose `Result<Value, Failure>` is a generic type that
+    // the runtime looks up on every call. The casts cannot fail, as `convert(_:)` says.
+    switch result {
+    case .success(let value): return value as! Value
+    case .failure(let error): throw error as! Failure
+    }
   }
 
   /// Starts the work without waiting for it; does nothing if it already started.
