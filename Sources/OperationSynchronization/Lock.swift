@@ -31,14 +31,14 @@
 /// Guard a value with it: a lock of an empty value (`Lock(())`) keeps that value where the mutex
 /// is, and the thread sanitizer reports the two as racing. Where a lock seems to guard nothing,
 /// guard the count or flag that the section changes.
-package struct Lock<Value>: @unchecked Sendable {
+@usableFromInline package struct Lock<Value>: @unchecked Sendable {
   // NB: Copies of a lock share its storage, which holds the value and the mutex in one
   // allocation. The value is read and written only while the mutex is held, and the storage is
   // never used but through `withLock`.
   private let storage: Storage
 
   /// Creates a lock that guards `value`.
-  package init(_ value: consuming sending Value) {
+  @usableFromInline package init(_ value: consuming sending Value) {
     self.storage = Storage.make(value)
   }
 
@@ -48,7 +48,7 @@ package struct Lock<Value>: @unchecked Sendable {
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
   @inline(__always)
-  package func withLock<Result, Failure: Error>(
+  @usableFromInline package func withLock<Result, Failure: Error>(
     _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     try self.storage.withLock(body)

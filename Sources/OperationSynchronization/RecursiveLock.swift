@@ -26,7 +26,7 @@
 /// enqueued while another thread is already delivering effects for the lock is delivered by that
 /// thread, right after the ones before it, so every subscriber sees events in the order the state
 /// changed.
-package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
+@usableFromInline package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
   // NB: Copies of the lock share its storage, a managed buffer whose header holds a recursive
   // `pthread_mutex_t` and the bookkeeping, and whose only element is the value, so that a store
   // pays for one allocation. The header is not generic, so that locking and unlocking in the
@@ -36,7 +36,7 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
   // enqueued them.
   private let storage: Storage
 
-  package init(_ value: consuming sending Value) {
+  @usableFromInline package init(_ value: consuming sending Value) {
     self.storage = Storage.make(value)
   }
 
@@ -44,7 +44,7 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
   ///
   /// Effects enqueued inside `body` run once the thread holds no `RecursiveLock`.
   @inline(__always)
-  package func withLock<Result, Failure: Error>(
+  @usableFromInline package func withLock<Result, Failure: Error>(
     _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     let (value, thread) = self.storage.acquire()
@@ -55,7 +55,7 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
   /// Holds the lock while `body` runs, without giving it access to the value; may be nested.
   ///
   /// Effects enqueued inside `body` run once the thread holds no `RecursiveLock`.
-  package func withLockHeld<Result, Failure: Error>(
+  @usableFromInline package func withLockHeld<Result, Failure: Error>(
     _ body: () throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     let (_, thread) = self.storage.acquire()
@@ -66,7 +66,7 @@ package struct RecursiveLock<Value: Sendable>: @unchecked Sendable {
   /// Enqueues an effect to run once the thread holds no `RecursiveLock`.
   ///
   /// Call this only from inside ``withLock(_:)``.
-  package func enqueue(_ effect: @escaping @Sendable () -> Void) {
+  @usableFromInline package func enqueue(_ effect: @escaping @Sendable () -> Void) {
     let (_, thread) = self.storage.acquire()
     self.storage.headerPointer.pointee.effects.append(effect)
     self.storage.release(on: thread)

@@ -270,7 +270,7 @@ extension OperationContext {
   ///
   /// NB: Always inlined, so that work without instruments (the common case) costs its callers a
   /// flag check and a direct call of `body`, not a generic `async` frame.
-  @inline(__always)
+  @inline(__always) @usableFromInline
   package func performWork<Value, Failure: Error>(
     _ kind: @autoclosure () -> OperationWork.Kind,
     _ body: () async -> Result<Value, Failure>

@@ -15,6 +15,7 @@
 /// element type, edited through ``ContiguousArray/apply(_:)``: a store runs in unspecialized
 /// generic code, where every generic type that it touches costs a metadata lookup per use, and a
 /// generic table type cost each fetch about 2,500 instructions (a fetch is about 54,000).
+@usableFromInline
 struct TaskIndex: Sendable {
   /// The number of entries up to which the index does without its dictionary.
   static var indexThreshold: Int { 16 }
@@ -62,6 +63,7 @@ struct TaskIndex: Sendable {
   ///
   /// - Parameter id: The id.
   /// - Returns: Whether the id was added.
+  @usableFromInline
   mutating func append(_ id: OperationTaskIdentifier) -> Bool {
     guard !self.contains(id) else { return false }
     self.ids.append(id)
@@ -75,6 +77,7 @@ struct TaskIndex: Sendable {
   }
 
   /// What the owner does to its array after a removal.
+  @usableFromInline
   enum Removal {
     /// Nothing: no entry had the id.
     case none
@@ -89,6 +92,7 @@ struct TaskIndex: Sendable {
   ///
   /// - Parameter id: The id.
   /// - Returns: What the owner does to its array.
+  @usableFromInline
   mutating func remove(_ id: OperationTaskIdentifier) -> Removal {
     guard let index = self.index(of: id) else { return .none }
     self.count -= 1
@@ -155,6 +159,7 @@ extension ContiguousArray {
   /// Edits an array that a ``TaskIndex`` indexes after a removal from the index.
   ///
   /// - Parameter removal: What the index returned.
+  @inlinable
   mutating func apply(_ removal: TaskIndex.Removal) {
     switch removal {
     case .none:

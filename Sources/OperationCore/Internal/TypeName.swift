@@ -1,6 +1,7 @@
 /// The name of a type without module prefixes, for example `QueryState<Int, Error>`.
 ///
 /// Used for descriptions, default task names and warnings; never on a hot path.
+@usableFromInline
 package func typeName(_ type: any Any.Type) -> String {
   // NB: `_typeName(_:qualified: true)` spells every name as `Module.Outer.Inner`, including the
   // generic arguments, so the first component of each qualified name is its module.

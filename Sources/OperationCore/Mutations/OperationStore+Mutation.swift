@@ -90,6 +90,7 @@ extension OperationStore where State: _MutationStateProtocol {
   /// - Returns: The value of the mutation.
   /// - Throws: The error of the mutation.
   @discardableResult
+  @inlinable
   public func mutate(
     with arguments: State.Arguments,
     using context: OperationContext? = nil,
@@ -182,7 +183,8 @@ extension OperationStore where State: _MutationStateProtocol {
     self.subscribe(with: handler.operationEventHandler)
   }
 
-  private func mutationContext(
+  @usableFromInline
+  func mutationContext(
     with arguments: State.Arguments,
     from context: OperationContext?
   ) -> OperationContext {

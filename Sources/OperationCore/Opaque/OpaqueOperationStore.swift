@@ -18,6 +18,7 @@ public final class OpaqueOperationStore: Sendable {
   }
 
   /// Erases a store whose lookup type the caller read already, under the store's lock.
+  @usableFromInline
   package init(
     erasing base: OperationStore<some OperationState & Sendable>,
     operationType: (any Any.Type)?

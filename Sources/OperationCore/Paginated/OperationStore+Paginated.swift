@@ -84,6 +84,7 @@ extension OperationStore where State: _PaginatedStateProtocol {
   /// - Returns: The fetched page, or `nil` when there is no next page.
   /// - Throws: The error of the fetch.
   @discardableResult
+  @inlinable
   public func fetchNextPage(
     using context: OperationContext? = nil,
     handler: PaginatedEventHandler<State> = PaginatedEventHandler()
@@ -208,7 +209,8 @@ extension OperationStore where State: _PaginatedStateProtocol {
 // MARK: - Helpers
 
 extension OperationStore where State: _PaginatedStateProtocol {
-  private func pageTask(
+  @inlinable
+  func pageTask(
     _ fetchType: PaginatedFetchType,
     using context: OperationContext?,
     handler: PaginatedEventHandler<State>?
@@ -235,7 +237,8 @@ extension OperationStore where State: _PaginatedStateProtocol {
     return OperationTask(context: context) { _, _ in nil }
   }
 
-  private static func taskName(for fetchType: PaginatedFetchType) -> String {
+  @usableFromInline
+  static func taskName(for fetchType: PaginatedFetchType) -> String {
     switch fetchType {
     case .nextPage: "Fetch Next Page Task"
     case .previousPage: "Fetch Previous Page Task"
@@ -243,7 +246,8 @@ extension OperationStore where State: _PaginatedStateProtocol {
     }
   }
 
-  private func operationEventHandler(
+  @usableFromInline
+  func operationEventHandler(
     for handler: PaginatedEventHandler<State>
   ) -> OperationEventHandler<State> {
     handler.operationEventHandler { [weak self] value, context in
@@ -251,7 +255,8 @@ extension OperationStore where State: _PaginatedStateProtocol {
     }
   }
 
-  private static func nextPage(
+  @usableFromInline
+  static func nextPage(
     from value: State.OperationValue
   ) -> Page<State.PageID, State.PageValue>? {
     switch value.runValue {

@@ -4,6 +4,7 @@ import OperationSynchronization
 // MARK: - Fetch type
 
 /// The store method that started a run of a paginated request; absent for a plain `run()`.
+@usableFromInline
 enum PaginatedFetchType: Hashable, Sendable {
   case nextPage
   case previousPage
@@ -13,6 +14,7 @@ enum PaginatedFetchType: Hashable, Sendable {
 extension OperationContext {
   /// The store method that started this run; `nil` for a plain `run()`, which fetches the initial
   /// page and replaces the list with it.
+  @usableFromInline
   var paginatedFetchType: PaginatedFetchType? {
     get { self[PaginatedFetchTypeKey.self] }
     set { self[PaginatedFetchTypeKey.self] = newValue }

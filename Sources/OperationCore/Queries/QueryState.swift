@@ -43,8 +43,8 @@ public struct QueryState<Value: Sendable, Failure: Error>: Sendable {
   // `tasks`, so that finding a task compares integers instead of copying generic values, and
   // keeps it O(1) with thousands of fetches in flight (callers of one deduplicated run, each with
   // a fetch of its own). Ids are unique (see `scheduleFetchTask(_:)`).
-  private var tasks = ContiguousArray<OperationTask<Value, Failure>>()
-  private var taskIndex = TaskIndex()
+  @usableFromInline var tasks = ContiguousArray<OperationTask<Value, Failure>>()
+  @usableFromInline var taskIndex = TaskIndex()
 
   /// Creates a state.
   ///
@@ -83,6 +83,7 @@ extension QueryState: _QueryStateProtocol {
   /// Adds a fetch to ``activeTasks``.
   ///
   /// - Parameter task: The fetch.
+  @inlinable
   public mutating func scheduleFetchTask(_ task: inout OperationTask<Value, Failure>) {
     guard self.taskIndex.append(task.id) else { return }
     self.tasks.append(task)
@@ -119,6 +120,7 @@ extension QueryState: _QueryStateProtocol {
   /// - Parameters:
   ///   - result: The value or error.
   ///   - task: The fetch that produced the result.
+  @inlinable
   public mutating func update(
     with result: Result<Value, Failure>,
     for task: OperationTask<Value, Failure>
@@ -132,14 +134,16 @@ extension QueryState: _QueryStateProtocol {
     }
   }
 
-  private mutating func record(_ value: Value?, using context: OperationContext) {
+  @usableFromInline
+  mutating func record(_ value: Value?, using context: OperationContext) {
     self.currentValue = value
     self.valueUpdateCount += 1
     self.valueLastUpdatedAt = context.operationClock.now()
     self.error = nil
   }
 
-  private mutating func record(_ error: Failure, using context: OperationContext) {
+  @usableFromInline
+  mutating func record(_ error: Failure, using context: OperationContext) {
     self.error = error
     self.errorUpdateCount += 1
     self.errorLastUpdatedAt = context.operationClock.now()
@@ -148,6 +152,7 @@ extension QueryState: _QueryStateProtocol {
   /// Removes a finished fetch from ``activeTasks``.
   ///
   /// - Parameter task: The fetch.
+  @inlinable
   public mutating func finishFetchTask(_ task: OperationTask<Value, Failure>) {
     self.tasks.apply(self.taskIndex.remove(task.id))
   }

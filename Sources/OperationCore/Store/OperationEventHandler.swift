@@ -27,10 +27,11 @@ public struct OperationEventHandler<State: OperationState>: Sendable {
   /// Called with the events that an operation sends through
   /// ``OperationContext/operationEventSink`` during a run, such as the page events of a
   /// paginated request, in order with the store's other events.
+  @usableFromInline
   package var onOperationEvent: (@Sendable (any Sendable, OperationContext) -> Void)?
 
   /// Whether the handler has no callback at all, so that a store can skip delivering to it.
-  @inline(__always)
+  @inlinable
   package var isEmpty: Bool {
     self.onStateChanged == nil && self.onRunStarted == nil && self.onRunEnded == nil
       && self.onResultReceived == nil && self.onOperationEvent == nil

@@ -107,6 +107,7 @@ extension OperationStore {
 
   /// Starts the collection timer of `generation`, which the store's runs asked for when the store
   /// became unobserved; called under the store's lock.
+  @usableFromInline
   func startCollectionTimer(generation: Int, in storage: inout Storage) {
     let context = storage.context
     guard let delay = context.collectionDelay else { return }

@@ -94,6 +94,7 @@ extension OperationWarning {
 /// same store or of others, in the operation's own task or in tasks that it creates, such as the
 /// shared task of a deduplicated run) find it. A run that finds its own store along the chain is
 /// part of a cycle.
+@usableFromInline
 final class StoreRun: Sendable {
   /// The run inside which this run started, in the current task tree; `nil` for a run started
   /// outside any run.
@@ -101,14 +102,24 @@ final class StoreRun: Sendable {
   /// NB: A task local, and not an entry of the `OperationContext`, because the code that starts
   /// the inner run calls `fetch()` on another store without passing any context: only the task
   /// knows which runs it works for.
-  @TaskLocal static var current: StoreRun?
+  @usableFromInline @TaskLocal static var current: StoreRun?
+
+  /// Runs `operation` with `run` as the current run.
+  @inline(__always) @usableFromInline
+  static func withCurrent<Result>(
+    _ run: StoreRun,
+    _ operation: () async -> Result
+  ) async -> Result {
+    await Self.$current.withValue(run, operation: operation)
+  }
 
   /// The store.
   let store: any OperationPathable & AnyObject & Sendable
 
   /// The run inside which this run started.
-  let enclosing: StoreRun?
+  @usableFromInline let enclosing: StoreRun?
 
+  @usableFromInline
   init(store: any OperationPathable & AnyObject & Sendable, enclosing: StoreRun?) {
     self.store = store
     self.enclosing = enclosing
@@ -118,6 +129,7 @@ final class StoreRun: Sendable {
   /// there is one.
   ///
   /// - Complexity: O(*d*) for *d* enclosing runs.
+  @usableFromInline
   var cycle: [OperationPath]? {
     var chain = [StoreRun]()
     var run = self.enclosing
@@ -134,6 +146,7 @@ final class StoreRun: Sendable {
 
 extension OperationStore {
   /// The failure of a run that is part of a cycle, after the issue is reported.
+  @usableFromInline
   static func cycleFailure(_ paths: [OperationPath]) -> State.Failure {
     let warning = OperationWarning.operationRunCycle(paths: paths)
     reportWarning(warning)

@@ -76,13 +76,20 @@ extension OperationStore {
 // MARK: - Run order
 
 /// Where a run of a store stands among the store's other runs, carried in the run's context.
+@usableFromInline
 package struct StoreRunOrder: Sendable {
   /// The number of the run; later runs have larger numbers.
-  package let sequence: Int
+  @usableFromInline package let sequence: Int
 
   /// The smallest number of a run whose result the store accepted when this run was created;
   /// a run never joins an earlier run than this, as that run's result would be refused.
-  package let floor: Int
+  @usableFromInline package let floor: Int
+
+  @inlinable
+  init(sequence: Int, floor: Int) {
+    self.sequence = sequence
+    self.floor = floor
+  }
 
   /// Whether a run created with `self` may share the run created with `other`.
   package func mayJoin(_ other: StoreRunOrder) -> Bool {
@@ -92,6 +99,7 @@ package struct StoreRunOrder: Sendable {
 
 extension OperationContext {
   /// The order of the store's run that this context belongs to; `nil` outside a store's run.
+  @usableFromInline
   package var storeRunOrder: StoreRunOrder? {
     get { self[StoreRunOrderKey.self] }
     set { self[StoreRunOrderKey.self] = newValue }

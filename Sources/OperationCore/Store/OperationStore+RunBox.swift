@@ -7,12 +7,14 @@
 // NB: `@unchecked Sendable` is safe because this class's only state is an actor, which is
 // `Sendable`; its one subclass, `IsolatedRunBox`, holds the operation and says why sharing it
 // is safe.
+@usableFromInline
 class RunBox<State: OperationState & Sendable>: @unchecked Sendable {
   /// The actor on which the operation runs.
-  let actor = OperationStoreActor()
+  @usableFromInline let actor = OperationStoreActor()
 
   /// Runs the operation on ``actor``, which the caller passes, so that the hop to the actor is
   /// the call itself.
+  @usableFromInline
   func run(
     on actor: isolated OperationStoreActor,
     in context: OperationContext,
@@ -58,4 +60,5 @@ where Operation.State: Sendable {
 }
 
 /// The actor on which a store runs its operation; the operation receives it as `isolation`.
+@usableFromInline
 actor OperationStoreActor {}

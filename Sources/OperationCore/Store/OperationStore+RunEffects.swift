@@ -8,11 +8,14 @@ import OperationSynchronization
 /// A modifier inside `retry(limit:)` runs once per attempt; effects on other stores (an
 /// optimistic change, a protection, an invalidation) must happen once per run instead: applied
 /// before the first attempt, and resolved after the last, with the run's final result.
+@usableFromInline
 package enum RunEffects {
-  package typealias End = @Sendable (Result<any Sendable, any Error>) async -> Void
+  @usableFromInline package typealias End =
+    @Sendable (Result<any Sendable, any Error>) async -> Void
 
   /// Ends every effect in `ends`, in order (the store's runs give them the last started first,
   /// as the modifiers that started them unwind).
+  @usableFromInline
   static func end(_ ends: [End], with result: Result<any Sendable, any Error>) async {
     for end in ends {
       await end(result)

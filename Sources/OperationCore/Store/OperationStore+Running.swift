@@ -1,5 +1,7 @@
-import OperationSynchronization
-import Synchronization
+// NB: Imported publicly because the run path is `@inlinable` (see `run(using:handler:)`), and
+// inlinable code may only use what the module's clients can see.
+public import OperationSynchronization
+public import Synchronization
 
 // MARK: - Running
 
@@ -15,12 +17,18 @@ extension OperationStore {
   ///   - handler: Receives the events of this run only; it does not count as a subscriber.
   /// - Returns: The value of the run.
   /// - Throws: The error of the run, `CancellationError` when it was cancelled.
+  // NB: The run path, from here and from `fetch`, `mutate` and `fetchNextPage` down to recording
+  // the result, is `@inlinable`, so that a caller's module compiles it for its own state type.
+  // Compiled once here for every state type, each run asked the runtime for the metadata of the
+  // generic types it touches (`Result<Value, Failure>`, the storage, the task) dozens of times:
+  // about a fifth of a fetch. What it reaches of the store's internals is `@usableFromInline`.
   @discardableResult
+  @inlinable
   public func run(
     using context: OperationContext? = nil,
     handler: OperationEventHandler<State> = OperationEventHandler()
   ) async throws(State.Failure) -> State.OperationValue {
-    try await self.runTask(using: context, handler: RunEventHandler(handler), name: "Task")
+    try await self.runTask(using: context, runHandler: RunEventHandler(handler), name: "Task")
       .runIfNeeded()
   }
 
@@ -35,10 +43,11 @@ extension OperationStore {
   public func runTask(
     using context: OperationContext? = nil
   ) -> OperationTask<State.OperationValue, State.Failure> {
-    self.runTask(using: context, handler: nil as RunEventHandler?, name: "Task")
+    self.runTask(using: context, runHandler: nil, name: "Task")
   }
 
   /// Creates a run with a handler for its events and a default task name suffix.
+  @inlinable
   package func runTask(
     using context: OperationContext?,
     handler: OperationEventHandler<State>?,
@@ -47,15 +56,16 @@ extension OperationStore {
   ) -> OperationTask<State.OperationValue, State.Failure> {
     self.runTask(
       using: context,
-      handler: handler.flatMap(RunEventHandler.init),
+      runHandler: handler.flatMap(RunEventHandler.init),
       name: name,
       overridesName: overridesName
     )
   }
 
-  private func runTask(
+  @inlinable
+  func runTask(
     using context: OperationContext?,
-    handler: RunEventHandler?,
+    runHandler handler: RunEventHandler?,
     name: String,
     overridesName: Bool = false
   ) -> OperationTask<State.OperationValue, State.Failure> {
@@ -70,6 +80,7 @@ extension OperationStore {
     }
   }
 
+  @inlinable
   func makeTask(
     in storage: inout Storage,
     context: OperationContext?,
@@ -99,8 +110,8 @@ extension OperationStore {
     return task
   }
 
-  @inline(__always)
-  private func eventSink(
+  @inlinable @inline(__always)
+  func eventSink(
     for handler: RunEventHandler?,
     in storage: inout Storage
   ) -> OperationEventSink {
@@ -116,8 +127,8 @@ extension OperationStore {
     return sink
   }
 
-  @inline(__always)
-  private static func defaultTaskName(suffix: String, in storage: inout Storage) -> String {
+  @inlinable @inline(__always)
+  static func defaultTaskName(suffix: String, in storage: inout Storage) -> String {
     if let cached = storage.taskNames.first(where: { $0.suffix == suffix }) {
       return cached.name
     }
@@ -128,7 +139,8 @@ extension OperationStore {
 
   /// Runs the operation for `task` and records its result; returns the result erased, as the
   /// task keeps it.
-  private func execute(
+  @inlinable
+  func execute(
     _ task: OperationTask<State.OperationValue, State.Failure>,
     sequence: Int
   ) async -> Result<any Sendable, any Error> {
@@ -163,7 +175,7 @@ extension OperationStore {
       if let cycle {
         return .failure(Self.cycleFailure(cycle))
       }
-      return await StoreRun.$current.withValue(run) {
+      return await StoreRun.withCurrent(run) {
         do throws(State.Failure) {
           return .success(
             try await self.operation.run(
@@ -216,7 +228,8 @@ extension OperationStore {
 
   /// Records that a run returned, under the store's lock: its events, its result when the state
   /// accepts it, and the collection timer when the store became unobserved.
-  private func recordReturn(
+  @inlinable
+  func recordReturn(
     _ result: Result<State.OperationValue, State.Failure>,
     ofRun sequence: Int,
     task: OperationTask<State.OperationValue, State.Failure>,
@@ -257,7 +270,8 @@ extension OperationStore {
     }
   }
 
-  private func receive(
+  @usableFromInline
+  func receive(
     _ result: sending Result<State.OperationValue, State.Failure>,
     context: OperationContext,
     for task: OperationTask<State.OperationValue, State.Failure>,
@@ -303,7 +317,8 @@ extension OperationContext {
     static let defaultValue: OpaqueOperationStore? = nil
   }
 
-  fileprivate var runEventHandler: RunEventHandler? {
+  @usableFromInline
+  var runEventHandler: RunEventHandler? {
     get { self[RunEventHandlerKey.self] }
     set { self[RunEventHandlerKey.self] = newValue }
   }
@@ -316,6 +331,7 @@ extension OperationContext {
 extension OperationContext {
   /// Called by a yield right before it takes the store's lock, so that a test can hold a yield
   /// there while the run returns.
+  @usableFromInline
   package var yieldWillLockStore: (@Sendable () -> Void)? {
     get { self[YieldWillLockStoreKey.self] }
     set { self[YieldWillLockStoreKey.self] = newValue }
@@ -330,6 +346,7 @@ extension OperationContext {
   ///
   /// The store delivers each event to its subscribers' and the run handler's
   /// `onOperationEvent`, in order with its other events.
+  @usableFromInline
   package var operationEventSink: OperationEventSink? {
     get { self[OperationEventSinkKey.self] }
     set { self[OperationEventSinkKey.self] = newValue }
@@ -341,9 +358,11 @@ extension OperationContext {
 }
 
 /// Delivers an operation's own events to the subscribers of the store that runs it.
+@usableFromInline
 package struct OperationEventSink: Sendable {
   private let deliver: @Sendable (any Sendable, OperationContext) -> Void
 
+  @usableFromInline
   package init(deliver: @escaping @Sendable (any Sendable, OperationContext) -> Void) {
     self.deliver = deliver
   }
@@ -362,16 +381,19 @@ package struct OperationEventSink: Sendable {
 ///
 /// The run carries it erased, so that a run without a handler (most runs) never asks the runtime
 /// for the handler's generic type; `OperationStore.notify` unwraps it when it delivers.
+@usableFromInline
 struct RunEventHandler: Sendable {
-  let base: any Sendable
+  @usableFromInline let base: any Sendable
 
   /// Erases `handler`; `nil` when it has no callback, since it would receive nothing.
+  @inlinable
   init?<State>(_ handler: OperationEventHandler<State>) {
     guard !handler.isEmpty else { return nil }
     self.base = handler
   }
 
   /// The handler, as the store of `State` erased it.
+  @usableFromInline
   func handler<State>(of _: State.Type) -> OperationEventHandler<State> {
     // NB: Only `OperationStore<State>` makes run handlers for its runs, from handlers of its
     // own state type, and only it reads them.

@@ -1,5 +1,6 @@
-import OperationSynchronization
-import Synchronization
+// NB: Imported publicly for the `@inlinable` run path; see `run(using:handler:)`.
+public import OperationSynchronization
+public import Synchronization
 
 // MARK: - Subscribing
 
@@ -79,7 +80,7 @@ extension OperationStore {
   }
 
   /// Tells the value observers that the state recorded a value; called under the store's lock.
-  @inline(__always)
+  @inlinable @inline(__always)
   func notifyValueRecorded(_ storage: Storage) {
     guard storage.valueObservers.count > 0 else { return }
     let state = storage.state
@@ -110,7 +111,7 @@ extension OperationStore {
 
 extension OperationStore {
   /// Whether an event would reach anyone; when not, the store skips making and queueing it.
-  @inline(__always)
+  @inlinable @inline(__always)
   static func hasReceivers(
     _ storage: Storage,
     runHandler: RunEventHandler?
@@ -118,7 +119,7 @@ extension OperationStore {
     runHandler != nil || storage.subscribers.count > 0
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   func notifyStateChanged(_ storage: Storage, runHandler: RunEventHandler?) {
     guard Self.hasReceivers(storage, runHandler: runHandler) else { return }
     let state = storage.state
@@ -126,6 +127,7 @@ extension OperationStore {
     self.notify(storage, runHandler: runHandler) { $0.onStateChanged?(state, context) }
   }
 
+  @usableFromInline
   func notify(
     _ storage: Storage,
     runHandler: RunEventHandler?,
@@ -143,6 +145,7 @@ extension OperationStore {
     }
   }
 
+  @usableFromInline
   func notify(
     runHandler: RunEventHandler?,
     _ event: @escaping @Sendable (OperationEventHandler<State>) -> Void

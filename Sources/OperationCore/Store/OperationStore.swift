@@ -1,5 +1,6 @@
-import OperationSynchronization
-import Synchronization
+// NB: Imported publicly for the `@inlinable` run path; see `run(using:handler:)`.
+public import OperationSynchronization
+public import Synchronization
 
 /// The runtime of a stateful operation: it runs the operation and keeps its state for every
 /// observer.
@@ -44,52 +45,55 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
   /// Whether the state is a mutation's, worked out once for the same reason.
   let isMutationStore = State.self is any _MutationStateProtocol.Type
 
-  let operation: RunBox<State>
-  let lock: RecursiveLock<Storage>
+  @usableFromInline let operation: RunBox<State>
+  @usableFromInline let lock: RecursiveLock<Storage>
   /// The number of subscribers, written under the lock whenever it changes, so that a run can see
   /// without taking the lock that it has no subscriber to tell it started.
   ///
   /// A run that reads it while a subscriber arrives may miss the new subscriber, which then
   /// misses that run's start as if it had subscribed just after it: the subscriber's first event
   /// is the state, already loading.
-  let subscriberCountHint = Atomic<Int>(0)
+  @usableFromInline let subscriberCountHint = Atomic<Int>(0)
   /// What instruments are told of the store, when it had instruments when it was created.
   let instrumentation: StoreInstrumentation?
 
   /// A store's bookkeeping of its runs, observers and collection; see `StoreRunStateMachine`.
-  typealias Runs = StoreRunStateMachine<OperationTaskHandle, Task<Void, Never>, RunEffects.End>
+  @usableFromInline typealias Runs = StoreRunStateMachine<
+    OperationTaskHandle, Task<Void, Never>, RunEffects.End
+  >
 
+  @usableFromInline
   struct Storage: Sendable {
     // NB: The fields whose layout depends on `State` (`state`, `optimistic`) come last, so that
     // the others sit at offsets known at compile time: the store's generic code then reaches them
     // without asking the runtime for `Storage<State>`'s metadata, which costs a fetch hundreds of
     // instructions a time.
-    var context: OperationContext
+    @usableFromInline var context: OperationContext
     /// Which runs are in flight and whose results reach the state, the invalidation, the
     /// mutations protecting the store, the number of subscribers and the collection timer.
-    var runs = Runs()
-    var subscribers = Subscribers<OperationEventHandler<State>>()
+    @usableFromInline var runs = Runs()
+    @usableFromInline var subscribers = Subscribers<OperationEventHandler<State>>()
     /// Handlers told of each value the state records, without counting as subscribers; see
     /// `observeRecordedValues(_:)`.
-    var valueObservers = Subscribers<@Sendable (State) -> Void>()
+    @usableFromInline var valueObservers = Subscribers<@Sendable (State) -> Void>()
     /// The default task names made so far, by suffix, so that a run does not build its name again.
-    var taskNames = [(suffix: String, name: String)]()
+    @usableFromInline var taskNames = [(suffix: String, name: String)]()
     /// The event sink of runs without a handler of their own, made once.
-    var eventSink: OperationEventSink?
+    @usableFromInline var eventSink: OperationEventSink?
     /// The subscriptions of the context's controllers, released (and so cancelled) with the store.
     var controllerSubscriptions = [OperationSubscription]()
     /// The type of operation that finds this store in a client; see `lookupOperationType`.
-    var lookupOperationType: (any Any.Type)?
+    @usableFromInline var lookupOperationType: (any Any.Type)?
     /// The run that `fetchIfNeeded(using:)` callers wait for, and how long its last successful
     /// run took; see `StoreServing`.
     var serving = StoreServing()
-    var state: State
+    @usableFromInline var state: State
     /// The value under the optimistic changes in flight, and the changes.
     var optimistic = MutationProtection<State.StateValue>()
 
     /// Whether the store can be collected once unobserved: it belongs to a client and its
     /// context has a collection delay.
-    var canCollect: Bool {
+    @usableFromInline var canCollect: Bool {
       self.context.collectionDelay != nil && self.context.operationClient != nil
     }
   }

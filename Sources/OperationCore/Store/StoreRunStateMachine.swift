@@ -32,71 +32,77 @@
 /// depends on the store's state type, so that the store's code uses the machine specialized,
 /// with no generic metadata to look up at run time. The optimistic values themselves are the
 /// store's (`MutationProtection`); the machine counts the protections.
+@usableFromInline
 package struct StoreRunStateMachine<RunTask: Sendable, Timer: Sendable, EffectEnd: Sendable>:
   Sendable
 {
   /// A run created and not yet returned.
-  private struct Run: Sendable {
+  @usableFromInline
+  struct Run: Sendable {
     /// The run's task, once the owner attached it.
-    var task: RunTask?
+    @usableFromInline var task: RunTask?
     /// Whether the run counts among the runs in flight: not once a reset emptied them.
-    var isCounted = true
+    @usableFromInline var isCounted = true
+
+    @inlinable
+    init() {}
   }
 
   /// The effects of one run, in the order they started.
-  private struct Effects: Sendable {
-    var identities = [Int]()
-    var ends = [EffectEnd]()
+  @usableFromInline
+  struct Effects: Sendable {
+    @usableFromInline var identities = [Int]()
+    @usableFromInline var ends = [EffectEnd]()
   }
 
   /// The number of the next run.
-  package private(set) var nextRunNumber = 0
+  @usableFromInline package internal(set) var nextRunNumber = 0
 
   /// Runs numbered below this began before the last reset: the state is not told that they
   /// finished.
-  private var resetFloor = 0
+  @usableFromInline var resetFloor = 0
 
   /// Runs numbered below this are superseded (by a reset, an invalidation's rerun, or the end of
   /// a mutation's protection): their results do not reach the state.
-  private var resultFloor = 0
+  @usableFromInline var resultFloor = 0
 
   /// The runs created and not yet returned, by number.
-  private var runs = [Int: Run]()
+  @usableFromInline var runs = [Int: Run]()
 
   /// The number of runs in ``runs`` that count.
-  package private(set) var runsInFlightCount = 0
+  @usableFromInline package internal(set) var runsInFlightCount = 0
 
   /// The number of the first run whose success ends an invalidation; `nil` when the store is not
   /// invalidated.
-  private var invalidatedFrom: Int?
+  @usableFromInline var invalidatedFrom: Int?
 
   /// The number of mutations protecting the store.
-  package private(set) var protectionCount = 0
+  @usableFromInline package internal(set) var protectionCount = 0
 
   /// Whether a run's result was refused during the current protection.
-  private var refusedResults = false
+  @usableFromInline var refusedResults = false
 
   /// The number of subscribers.
-  package private(set) var subscriberCount = 0
+  @usableFromInline package internal(set) var subscriberCount = 0
 
   /// The run that the first subscriber started, until the last subscriber leaves.
-  private var automaticRun: RunTask?
+  @usableFromInline var automaticRun: RunTask?
 
   /// The timer that collects the store, once started.
-  private var collectionTimer: Timer?
+  @usableFromInline var collectionTimer: Timer?
 
   /// Whether a collection timer is running (started, whether or not attached yet).
-  private var isTimingCollection = false
+  @usableFromInline var isTimingCollection = false
 
   /// Bumped whenever the timer is started or stopped, so that a timer that lost the race to its
   /// replacement does nothing.
-  package private(set) var collectionGeneration = 0
+  @usableFromInline package internal(set) var collectionGeneration = 0
 
   /// Whether the store left its client's cache through collection.
-  package private(set) var isCollected = false
+  @usableFromInline package internal(set) var isCollected = false
 
   /// The effects of the runs that started some, by run number.
-  private var effects = [Int: Effects]()
+  @usableFromInline var effects = [Int: Effects]()
 
   /// Creates a machine with no run, no subscriber and nothing invalidated.
   package init() {}
@@ -111,6 +117,7 @@ extension StoreRunStateMachine {
   }
 
   /// Whether the store has no subscriber and no run in flight.
+  @inlinable
   package var isUnobserved: Bool {
     self.subscriberCount == 0 && self.runsInFlightCount == 0
   }
@@ -119,6 +126,7 @@ extension StoreRunStateMachine {
   ///
   /// - Returns: Where the run stands among the store's runs; attach its task with
   ///   ``attach(_:toRun:)``.
+  @inlinable
   package mutating func createRun() -> StoreRunOrder {
     let number = self.nextRunNumber
     self.nextRunNumber &+= 1
@@ -128,11 +136,13 @@ extension StoreRunStateMachine {
   }
 
   /// The task of run `number` exists: ``runsToCancel`` cancels it.
+  @inlinable
   package mutating func attach(_ task: RunTask, toRun number: Int) {
     self.runs[number]?.task = task
   }
 
   /// Whether run `number` has returned; a yield then comes too late.
+  @inlinable
   package func hasReturned(_ number: Int) -> Bool {
     self.runs[number] == nil
   }
@@ -141,18 +151,23 @@ extension StoreRunStateMachine {
   ///
   /// A result refused because a mutation protects the store is remembered, so that the end of
   /// the protection invalidates the store.
+  @inlinable
   package mutating func yielded(byRun number: Int) -> Bool {
     self.accepts(number)
   }
 
   /// What the owner does once a run returned.
+  @usableFromInline
   package struct ReturnAction: Sendable {
     /// Whether the final result reaches the state.
-    package var recordsResult = false
+    @usableFromInline package var recordsResult = false
     /// Whether the state is told that the run finished: not for runs that began before a reset.
-    package var finishesRun = false
+    @usableFromInline package var finishesRun = false
     /// The generation of a collection timer to start, when the store became unobserved.
-    package var startsCollectionTimer: Int?
+    @usableFromInline package var startsCollectionTimer: Int?
+
+    @inlinable
+    init() {}
   }
 
   /// Run `number` returned with a success or a failure.
@@ -161,6 +176,7 @@ extension StoreRunStateMachine {
   ///   - number: The run's number.
   ///   - succeeded: Whether its final result is a success.
   ///   - canCollect: Whether the store can be collected: it has a client and a collection delay.
+  @inlinable
   package mutating func returned(
     run number: Int,
     succeeded: Bool,
@@ -181,7 +197,8 @@ extension StoreRunStateMachine {
     return action
   }
 
-  private mutating func accepts(_ number: Int) -> Bool {
+  @inlinable
+  mutating func accepts(_ number: Int) -> Bool {
     guard number >= self.resultFloor else { return false }
     guard self.protectionCount == 0 else {
       self.refusedResults = true
@@ -311,6 +328,7 @@ extension StoreRunStateMachine {
   ///
   /// - Returns: The generation of the timer to start, which the owner attaches with
   ///   ``collectionTimerStarted(_:generation:)``.
+  @inlinable
   package mutating func startCollectionTimerIfUnobserved(canCollect: Bool) -> Int? {
     guard canCollect, self.isUnobserved, !self.isTimingCollection, !self.isCollected else {
       return nil
@@ -385,12 +403,14 @@ extension StoreRunStateMachine {
   }
 
   /// Whether any run has effects to end.
+  @inlinable
   package var hasEffects: Bool {
     !self.effects.isEmpty
   }
 
   /// The ends of run `number`'s effects, the last started first, which the owner runs before it
   /// records the run's result.
+  @inlinable
   package mutating func takeEffectEnds(ofRun number: Int) -> [EffectEnd] {
     guard let effects = self.effects.removeValue(forKey: number) else { return [] }
     return effects.ends.reversed()

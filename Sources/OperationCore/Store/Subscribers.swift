@@ -2,16 +2,17 @@
 ///
 /// Handlers sit in a contiguous array, so a notification snapshots them by copying one buffer
 /// reference (copy-on-write), not one value per subscriber.
+@usableFromInline
 struct Subscribers<Handler> {
-  private(set) var handlers = ContiguousArray<Handler>()
-  private var ids = ContiguousArray<Int>()
+  @usableFromInline private(set) var handlers = ContiguousArray<Handler>()
+  @usableFromInline var ids = ContiguousArray<Int>()
   private var indexByID = [Int: Int]()
   private var nextID = 0
 
   // NB: `ids` has one entry per handler. Its count is read instead of `handlers.count` because
   // `ContiguousArray<Int>` is a concrete type: the store's generic code reads it inlined,
   // where `handlers.count` is a call that needs the handler type's metadata from the runtime.
-  @inline(__always)
+  @inlinable
   var count: Int { self.ids.count }
 
   /// Adds a handler and returns its id.

@@ -26,8 +26,9 @@ public struct OperationTask<Value: Sendable, Failure: Error>: Identifiable, Send
   /// Changing it after the task started has no effect.
   public var context: OperationContext
 
-  private let core: OperationTaskCore
-  private let extract: (@Sendable (Result<any Sendable, any Error>) -> Result<Value, Failure>)?
+  @usableFromInline let core: OperationTaskCore
+  @usableFromInline let extract:
+    (@Sendable (Result<any Sendable, any Error>) -> Result<Value, Failure>)?
 
   /// Creates a task.
   ///
@@ -55,6 +56,7 @@ public struct OperationTask<Value: Sendable, Failure: Error>: Identifiable, Send
   ///
   /// A store's runs make their result erased themselves, which spares each run a layer that
   /// would only erase it.
+  @inlinable
   package init(
     context: OperationContext,
     runningWork work:
@@ -67,7 +69,8 @@ public struct OperationTask<Value: Sendable, Failure: Error>: Identifiable, Send
     }
   }
 
-  private init(
+  @usableFromInline
+  init(
     core: OperationTaskCore,
     context: OperationContext,
     extract: (@Sendable (Result<any Sendable, any Error>) -> Result<Value, Failure>)?
@@ -106,6 +109,7 @@ extension OperationTask {
   /// - Returns: The value of the work.
   /// - Throws: The error of the work.
   @discardableResult
+  @inlinable
   public func runIfNeeded() async throws(Failure) -> Value {
     let result = await self.core.run(context: self.context)
     if let extract {
@@ -126,6 +130,7 @@ extension OperationTask {
 
   /// A handle that cancels this task, whose type does not depend on the task's value and
   /// failure types; stores keep their runs by it.
+  @inlinable
   package var handle: OperationTaskHandle {
     OperationTaskHandle(core: self.core)
   }
@@ -287,8 +292,9 @@ extension OperationTaskInfo: CustomStringConvertible {
 // MARK: - OperationTaskCore
 
 /// The shared run state of an ``OperationTask`` and its copies.
-private final class OperationTaskCore: Sendable {
-  typealias Work =
+@usableFromInline
+final class OperationTaskCore: Sendable {
+  @usableFromInline typealias Work =
     @Sendable (OperationTaskCore, OperationContext) async -> Result<any Sendable, any Error>
 
   enum Phase: Equatable {
@@ -310,10 +316,11 @@ private final class OperationTaskCore: Sendable {
     var dependencies = [Dependency]()
   }
 
-  let id = OperationTaskIdentifier()
+  @usableFromInline let id = OperationTaskIdentifier()
   private let work: Work
   private let state = Lock(State())
 
+  @usableFromInline
   init(work: @escaping Work) {
     self.work = work
   }
@@ -333,6 +340,7 @@ private final class OperationTaskCore: Sendable {
     self.state.withLock { $0.result }
   }
 
+  @usableFromInline
   func run(context: OperationContext) async -> Result<any Sendable, any Error> {
     let task = self.start(context: context)
     guard let task else {
@@ -346,6 +354,7 @@ private final class OperationTaskCore: Sendable {
   }
 
   @discardableResult
+  @usableFromInline
   func start(context: OperationContext) -> Task<Result<any Sendable, any Error>, Never>? {
     let (task, isNew, isCancelled) = self.state.withLock { state in
       if state.result != nil {
@@ -460,8 +469,14 @@ private let schedulingLock = Lock(0)
 // MARK: - Handle
 
 /// Cancels an ``OperationTask`` whatever its value and failure types.
+@usableFromInline
 package struct OperationTaskHandle: Sendable {
-  fileprivate let core: OperationTaskCore
+  @usableFromInline let core: OperationTaskCore
+
+  @inlinable
+  init(core: OperationTaskCore) {
+    self.core = core
+  }
 
   /// Cancels the task; see ``OperationTask/cancel()``.
   package func cancel() {
