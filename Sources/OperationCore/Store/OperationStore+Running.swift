@@ -96,7 +96,10 @@ extension OperationStore {
       erasing: self,
       operationType: storage.lookupOperationType
     )
-    context.runEventHandler = handler
+    // NB: Most runs have no handler, in a context that names none: nothing to write.
+    if handler != nil || context.runEventHandler != nil {
+      context.runEventHandler = handler
+    }
     context.operationEventSink = self.eventSink(for: handler, in: &storage)
     if overridesName || context.operationTaskConfiguration.name == nil {
       context.operationTaskConfiguration.name = Self.defaultTaskName(suffix: name, in: &storage)
