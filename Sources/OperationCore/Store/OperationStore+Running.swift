@@ -104,8 +104,9 @@ extension OperationStore {
     if overridesName || context.operationTaskConfiguration.name == nil {
       context.operationTaskConfiguration.name = Self.defaultTaskName(suffix: name, in: &storage)
     }
-    var task = OperationTask<State.OperationValue, State.Failure>(context: context) { task in
-      await self.execute(task, sequence: sequence)
+    var task = OperationTask<State.OperationValue, State.Failure>(context: context) {
+      core, context in
+      await self.execute(OperationTask(running: core, context: context), sequence: sequence)
     }
     storage.state.scheduleFetchTask(&task)
     storage.runs.attach(task.handle, toRun: sequence)
@@ -174,6 +175,7 @@ extension OperationStore {
     // NB: A run that is part of a cycle fails at once (see `OperationCycleError`); instruments
     // still see it, as a run that failed. Every other run is the current run of its task while
     // its operation runs, so that the runs the operation starts find it.
+    @inline(__always)
     func runOrRefuse() async -> Result<State.OperationValue, State.Failure> {
       if let cycle {
         return .failure(Self.cycleFailure(cycle))

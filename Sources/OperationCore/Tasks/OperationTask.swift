@@ -42,31 +42,32 @@ public struct OperationTask<Value: Sendable, Failure: Error>: Identifiable, Send
       @escaping @Sendable (OperationTaskIdentifier, OperationContext) async throws(Failure) ->
       Value
   ) {
-    self.init(context: context) { task in
+    self.init(context: context) { core, context in
       do throws(Failure) {
-        return .success(try await work(task.id, task.context))
+        return .success(try await work(core.id, context))
       } catch {
         return .failure(error)
       }
     }
   }
 
-  /// Creates a task whose work receives the running task itself, and returns its result as the
-  /// task keeps it: a `Value` or a `Failure`, erased.
+  /// Creates a task whose work receives the running task's core and context, and returns its
+  /// result as the task keeps it: a `Value` or a `Failure`, erased.
   ///
-  /// A store's runs make their result erased themselves, which spares each run a layer that
-  /// would only erase it.
+  /// A store's runs make their task and their erased result themselves, which spares each run
+  /// the layers that would only do that.
   @inlinable
-  package init(
-    context: OperationContext,
-    runningWork work:
-      @escaping @Sendable (OperationTask<Value, Failure>) async -> Result<any Sendable, any Error>
-  ) {
+  init(context: OperationContext, runningWork work: @escaping OperationTaskCore.Work) {
     self.context = context
     self.extract = nil
-    self.core = OperationTaskCore { core, context in
-      await work(OperationTask(core: core, context: context, extract: nil))
-    }
+    self.core = OperationTaskCore(work: work)
+  }
+
+  /// The task that runs with `core` and `context`, inside the work that
+  /// ``init(context:runningWork:)`` gives them to.
+  @inlinable
+  init(running core: OperationTaskCore, context: OperationContext) {
+    self.init(core: core, context: context, extract: nil)
   }
 
   @usableFromInline

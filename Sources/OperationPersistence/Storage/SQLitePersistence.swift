@@ -498,8 +498,13 @@ public final class SQLitePersistence: OperationPersistenceStorage, SynchronousCa
         return descriptor
       })
     else { return }
-    // NB: Closing the descriptor releases its lock; the file stays, empty, for the next owner.
+    // NB: Unlocked before it is closed: the lock belongs to the open file, which a process that
+    // another thread is spawning shares until it executes its program (the descriptor is
+    // close-on-exec, not close-on-fork), so closing this descriptor alone could leave the outbox
+    // claimed for a moment, and a claim right after the release failed. The file stays, empty,
+    // for the next owner.
     _ = ftruncate(file, 0)
+    _ = flock(file, LOCK_UN)
     close(file)
   }
 

@@ -434,6 +434,37 @@ import Testing
     await storage.releaseOutbox()
   }
 
+  #if os(Linux)
+    @Test func `A Released Outbox Is Free While A Copy Of Its Descriptor Lives`() async throws {
+      // NB: A process that another thread spawns holds a copy of every descriptor until it
+      // executes its program; a copy kept here stands in for it. The lock belongs to the open
+      // file that both copies share, so closing the outbox's own copy alone did not free it.
+      let storage = try self.database.open()
+      try await storage.claimOutbox(owner: "first")
+      let copy = try #require(Self.duplicateDescriptor(of: storage.outboxLockPath))
+      defer { close(copy) }
+      await storage.releaseOutbox()
+      try await storage.claimOutbox(owner: "second")
+      await storage.releaseOutbox()
+    }
+
+    /// A duplicate of this process's descriptor of the file at `path`, found in `/proc/self/fd`.
+    private static func duplicateDescriptor(of path: String) -> Int32? {
+      let directory = "/proc/self/fd"
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+      for name in names {
+        guard let descriptor = Int32(name),
+          let target = try? FileManager.default.destinationOfSymbolicLink(
+            atPath: "\(directory)/\(name)"
+          ),
+          target == path
+        else { continue }
+        return dup(descriptor)
+      }
+      return nil
+    }
+  #endif
+
   // MARK: Helpers
 
   @discardableResult
