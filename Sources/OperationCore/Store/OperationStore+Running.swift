@@ -105,7 +105,8 @@ extension OperationStore {
       context.operationTaskConfiguration.name = Self.defaultTaskName(suffix: name, in: &storage)
     }
     var task = OperationTask<State.OperationValue, State.Failure>(context: context) {
-      core, context in
+      core,
+      context in
       await self.execute(OperationTask(running: core, context: context), sequence: sequence)
     }
     storage.state.scheduleFetchTask(&task)
