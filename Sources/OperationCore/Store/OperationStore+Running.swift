@@ -54,9 +54,12 @@ extension OperationStore {
     name: String,
     overridesName: Bool = false
   ) -> OperationTask<State.OperationValue, State.Failure> {
-    self.runTask(
+    // NB: Not `handler.flatMap(RunEventHandler.init)`: in unspecialized code, `Optional.flatMap`
+    // is a generic call and a metadata lookup on every run.
+    let runHandler: RunEventHandler? = if let handler { RunEventHandler(handler) } else { nil }
+    return self.runTask(
       using: context,
-      runHandler: handler.flatMap(RunEventHandler.init),
+      runHandler: runHandler,
       name: name,
       overridesName: overridesName
     )
