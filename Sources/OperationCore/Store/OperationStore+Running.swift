@@ -401,11 +401,12 @@ struct RunEventHandler: Sendable {
     self.base = handler
   }
 
-  /// The handler, as the store of `State` erased it.
+  /// The handler, as the store of `State` erased it; `nil` when another store's run made it.
+  ///
+  /// A store puts its run's handler in the run's context, but a task's context can be replaced
+  /// before the task starts, with one that comes from another store's run.
   @usableFromInline
-  func handler<State>(of _: State.Type) -> OperationEventHandler<State> {
-    // NB: Only `OperationStore<State>` makes run handlers for its runs, from handlers of its
-    // own state type, and only it reads them.
-    self.base as! OperationEventHandler<State>
+  func handler<State>(of _: State.Type) -> OperationEventHandler<State>? {
+    self.base as? OperationEventHandler<State>
   }
 }

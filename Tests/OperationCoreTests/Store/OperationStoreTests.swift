@@ -524,6 +524,24 @@ import Testing
     #expect(try await store.fetch() == ObjectIdentifier(store))
   }
 
+  @Test func `A Task Given Another Store's Run Context Skips That Run's Handler`() async throws {
+    let other = OperationStore.detached(query: TestQuery(), initialValue: nil)
+    let otherRunContext = Lock<OperationContext?>(nil)
+    try await other.fetch(
+      handler: QueryEventHandler(onFetchingStarted: { context in
+        otherRunContext.withLock { $0 = context }
+      })
+    )
+    let store = OperationStore.detached(
+      query: ContextReadingQuery { _ in "fetched" },
+      initialValue: nil
+    )
+    var task = store.fetchTask()
+    task.context = try #require(otherRunContext.withLock { $0 })
+    #expect(try await task.runIfNeeded() == "fetched")
+    #expect(store.currentValue == "fetched")
+  }
+
   @Test func `Operation Events Reach Subscribers In Order With The Run Events`() async throws {
     let store = OperationStore.detached(
       query: ContextReadingQuery { context in
