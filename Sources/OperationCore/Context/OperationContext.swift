@@ -43,8 +43,9 @@ public struct OperationContext: Sendable {
   public subscript<Key: OperationContext.Key>(_ key: Key.Type) -> Key.Value {
     get {
       guard let node = self.node(for: ObjectIdentifier(key)) else { return Key.defaultValue }
-      // NB: The node of a key is always a `ValueNode<Key.Value>`, since only this setter makes
-      // nodes and it makes them of its key's value type, so the cast cannot fail.
+      // NB: The node of a key is always a `ValueNode<Key.Value>`, so the cast cannot fail: only
+      // this setter makes nodes, of its key's value type, and `copy(next:)` copies a node as
+      // the same `ValueNode` type.
       return unsafeDowncast(node, to: ValueNode<Key.Value>.self).value
     }
     set {

@@ -112,16 +112,7 @@ extension OperationTask {
   @discardableResult
   @inlinable
   public func runIfNeeded() async throws(Failure) -> Value {
-    let result = await self.core.run(context: self.context)
-    if let extract {
-      return try extract(result).get()
-    }
-    // NB: Unwrapped without `convert(_:)`, whose `Result<Value, Failure>` is a generic type that
-    // the runtime looks up on every call. The casts cannot fail, as `convert(_:)` says.
-    switch result {
-    case .success(let value): return value as! Value
-    case .failure(let error): throw error as! Failure
-    }
+    try self.value(of: await self.core.run(context: self.context))
   }
 
   /// Starts the work without waiting for it; does nothing if it already started.
@@ -174,14 +165,21 @@ extension OperationTask {
   }
 
   private func convert(_ result: Result<any Sendable, any Error>) -> Result<Value, Failure> {
+    Result { () throws(Failure) in try self.value(of: result) }
+  }
+
+  /// The value of the work, or its error thrown, from the result its core keeps erased.
+  @inlinable
+  func value(of result: Result<any Sendable, any Error>) throws(Failure) -> Value {
     if let extract {
-      return extract(result)
+      return try extract(result).get()
     }
     // NB: The core erases the work's typed result; it only ever holds `Value` and `Failure`
-    // values of the task that created it, so these casts cannot fail.
+    // values of the task that created it, so these casts cannot fail. Unwrapped without a
+    // `Result<Value, Failure>`, a generic type that unspecialized code looks up on every call.
     switch result {
-    case .success(let value): return .success(value as! Value)
-    case .failure(let error): return .failure(error as! Failure)
+    case .success(let value): return value as! Value
+    case .failure(let error): throw error as! Failure
     }
   }
 }
