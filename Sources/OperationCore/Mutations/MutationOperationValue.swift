@@ -14,6 +14,7 @@ public struct MutationOperationValue<ReturnValue: Sendable>: Sendable {
   /// The value the mutation returned or yielded.
   public let returnValue: ReturnValue
 
+  @inlinable
   package init(returnValue: ReturnValue) {
     self.returnValue = returnValue
   }

@@ -79,16 +79,15 @@ extension MutationRequest {
   ///   - continuation: Receives intermediate values.
   /// - Returns: The value of the mutation.
   /// - Throws: The error of the mutation, or ``MutationArgumentsMissingError``.
+  @inlinable
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
     with continuation: OperationContinuation<MutationOperationValue<MutateValue>, MutateFailure>
   ) async throws(MutateFailure) -> MutationOperationValue<MutateValue> {
+    // NB: Inlinable so that each mutation's conformance specializes the run for its own types.
     guard let arguments = context.mutationArguments(as: Arguments.self) else {
-      if !context.isMissingMutationArgumentsReported {
-        reportWarning(.mutationWithNoArgumentsOrHistory)
-      }
-      throw MutationArgumentsMissingError.failure(as: MutateFailure.self)
+      throw MutationArgumentsMissingError.failure(as: MutateFailure.self, reportingIn: context)
     }
     let value = try await self.mutate(
       isolation: isolation,
@@ -180,6 +179,24 @@ extension MutationArgumentsMissingError {
     }
     return failure
   }
+
+  /// Reports a run without arguments, unless its state did already, and returns the error as the
+  /// mutation's failure type (see ``failure(as:)``).
+  ///
+  /// - Parameters:
+  ///   - failureType: The mutation's `MutateFailure`.
+  ///   - context: The context of the run.
+  /// - Returns: The error.
+  @usableFromInline
+  static func failure<Failure: Error>(
+    as failureType: Failure.Type,
+    reportingIn context: OperationContext
+  ) -> Failure {
+    if !context.isMissingMutationArgumentsReported {
+      reportWarning(.mutationWithNoArgumentsOrHistory)
+    }
+    return Self.failure(as: failureType)
+  }
 }
 
 // MARK: - Context entries
@@ -189,6 +206,7 @@ extension OperationContext {
   ///
   /// - Parameter type: The mutation's arguments type.
   /// - Returns: The arguments, or `nil` when the context has none of that type.
+  @inlinable
   package func mutationArguments<Arguments: Sendable>(as type: Arguments.Type) -> Arguments? {
     // NB: The arguments sit in a box typed by `Arguments`, so that optional arguments that are
     // `nil` still count as arguments (a cast of a boxed `nil` to `Arguments` would not tell).
@@ -198,6 +216,7 @@ extension OperationContext {
   /// Sets the arguments of a mutation run.
   ///
   /// - Parameter arguments: The arguments.
+  @inlinable
   package mutating func setMutationArguments<Arguments: Sendable>(_ arguments: Arguments) {
     self[MutationArgumentsKey.self] = MutationArguments(value: arguments)
   }
@@ -213,8 +232,9 @@ extension OperationContext {
     set { self[MissingMutationArgumentsReportedKey.self] = newValue }
   }
 
-  private enum MutationArgumentsKey: Key {
-    static let defaultValue: (any Sendable)? = nil
+  @usableFromInline
+  enum MutationArgumentsKey: Key {
+    @usableFromInline static let defaultValue: (any Sendable)? = nil
   }
 
   private enum MissingMutationArgumentsReportedKey: Key {
@@ -223,6 +243,11 @@ extension OperationContext {
 }
 
 /// The arguments of a mutation run, typed so that reading them back cannot confuse types.
-private struct MutationArguments<Value: Sendable>: Sendable {
-  let value: Value
+@usableFromInline
+struct MutationArguments<Value: Sendable>: Sendable {
+  @usableFromInline let value: Value
+
+  @inlinable init(value: Value) {
+    self.value = value
+  }
 }

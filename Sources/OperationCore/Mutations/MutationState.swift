@@ -49,19 +49,39 @@ public struct MutationState<Arguments: Sendable, Value: Sendable, Failure: Error
   ///
   /// Use it to show what was tried, for example to keep a form from submitting arguments that
   /// just failed.
-  public private(set) var history = IdentifiedArrayOf<HistoryEntry>()
+  public var history: IdentifiedArrayOf<HistoryEntry> {
+    self.attempts
+  }
 
   /// How many values the latest attempts yielded or returned, plus the values set directly.
-  public private(set) var valueUpdateCount = 0
+  public var valueUpdateCount: Int {
+    self.updates.valueCount
+  }
 
   /// When a value of the latest attempt, or a value set directly, last arrived.
-  public private(set) var valueLastUpdatedAt: Date?
+  public var valueLastUpdatedAt: Date? {
+    self.updates.valueDate
+  }
 
   /// How many errors the latest attempts yielded or threw, plus the errors set directly.
-  public private(set) var errorUpdateCount = 0
+  public var errorUpdateCount: Int {
+    self.updates.errorCount
+  }
 
   /// When an error of the latest attempt, or an error set directly, last arrived.
-  public private(set) var errorLastUpdatedAt: Date?
+  public var errorLastUpdatedAt: Date? {
+    self.updates.errorDate
+  }
+
+  // NB: The members below are `@usableFromInline` so that the store's inlinable run path (see
+  // `OperationStore.run`) specializes the history's bookkeeping for the caller's types: in the
+  // library's generic code, each insertion into the history looked up dozens of generic types.
+
+  /// The storage of ``history``.
+  @usableFromInline var attempts = IdentifiedArrayOf<HistoryEntry>()
+
+  /// The storage of the counters and dates.
+  @usableFromInline var updates = MutationUpdateCounts()
 
   /// The last value or error set directly, with when it was set in ``updateOrder`` terms.
   private var directResult: Ordered<Result<Value?, Failure>>?
@@ -70,11 +90,11 @@ public struct MutationState<Arguments: Sendable, Value: Sendable, Failure: Error
   private var directValue: Ordered<Value?>?
 
   /// When the latest attempt (at the time) last finished, in ``updateOrder`` terms.
-  private var latestFinishOrder: Int?
+  @usableFromInline var latestFinishOrder: Int?
 
   /// A counter that orders direct sets and finished attempts, so that "newer" does not depend on
   /// the clock (a frozen or custom clock can give two updates the same date).
-  private var updateOrder = 0
+  @usableFromInline var updateOrder = 0
 
   /// Creates a state.
   ///
@@ -84,36 +104,73 @@ public struct MutationState<Arguments: Sendable, Value: Sendable, Failure: Error
   }
 }
 
+/// The counters and dates of a ``MutationState``.
+@usableFromInline
+struct MutationUpdateCounts: Sendable {
+  @usableFromInline var valueCount = 0
+  @usableFromInline var valueDate: Date?
+  @usableFromInline var errorCount = 0
+  @usableFromInline var errorDate: Date?
+
+  @inlinable init() {}
+
+  /// Counts a value, or an error when `isSuccess` is `false`, that arrived at `date`.
+  @inlinable mutating func record(isSuccess: Bool, at date: Date) {
+    if isSuccess {
+      self.valueCount += 1
+      self.valueDate = date
+    } else {
+      self.errorCount += 1
+      self.errorDate = date
+    }
+  }
+}
+
 // MARK: - HistoryEntry
 
 extension MutationState {
   /// One attempt of a mutation: its arguments, its progress and its task.
   public struct HistoryEntry: Identifiable, Sendable {
+    // NB: An entry keeps its fields in a box, so that an entry is one reference wide. The history
+    // drops its oldest entry for each new attempt once it is full, which moves every other entry
+    // down by one: about a hundred bytes each when stored inline, eight when boxed.
+    @usableFromInline var storage: Storage
+
     /// The arguments of the attempt.
-    public let arguments: Arguments
+    public var arguments: Arguments {
+      self.storage.arguments
+    }
 
     /// When the attempt was scheduled, by the clock of its context.
-    public let startDate: Date
+    public var startDate: Date {
+      self.storage.startDate
+    }
 
     /// The attempt's latest result, yielded or final; `nil` until it produces one.
-    public private(set) var currentResult: Result<Value, Failure>?
+    public var currentResult: Result<Value, Failure>? {
+      self.storage.currentResult
+    }
 
     /// When ``currentResult`` last changed.
-    public private(set) var lastUpdatedAt: Date?
+    public var lastUpdatedAt: Date? {
+      self.storage.lastUpdatedAt
+    }
 
     /// ``OperationStatus/loading`` until the attempt finishes, then its final result.
-    public private(set) var status = OperationStatus<Value, Failure>.loading
+    public var status: OperationStatus<Value, Failure> {
+      self.storage.status
+    }
 
-    let baseTask: OperationTask<MutationOperationValue<Value>, Failure>
+    @inlinable var baseTask: OperationTask<MutationOperationValue<Value>, Failure> {
+      self.storage.baseTask
+    }
 
-    init(
+    @inlinable init(
       arguments: Arguments,
       startDate: Date,
       task: OperationTask<MutationOperationValue<Value>, Failure>
     ) {
-      self.arguments = arguments
-      self.startDate = startDate
-      self.baseTask = task
+      self.storage = Storage(arguments: arguments, startDate: startDate, baseTask: task)
     }
 
     /// The task of the attempt; awaiting it waits for this attempt alone (and starts it if the
@@ -123,18 +180,63 @@ extension MutationState {
     }
 
     /// The identifier of the attempt's task.
-    public var id: OperationTaskIdentifier {
-      self.baseTask.id
+    @inlinable public var id: OperationTaskIdentifier {
+      self.storage.baseTask.id
     }
 
-    fileprivate mutating func record(_ result: Result<Value, Failure>, at date: Date) {
-      self.currentResult = result
-      self.lastUpdatedAt = date
+    @inlinable mutating func record(_ result: Result<Value, Failure>, at date: Date) {
+      self.makeStorageUnique()
+      self.storage.currentResult = result
+      self.storage.lastUpdatedAt = date
     }
 
-    fileprivate mutating func finish() {
-      guard let currentResult else { return }
-      self.status = .result(currentResult)
+    @inlinable mutating func finish() {
+      guard let currentResult = self.storage.currentResult else { return }
+      self.makeStorageUnique()
+      self.storage.status = .result(currentResult)
+    }
+
+    @inlinable mutating func makeStorageUnique() {
+      if !isKnownUniquelyReferenced(&self.storage) {
+        self.storage = self.storage.copy()
+      }
+    }
+  }
+}
+
+extension MutationState.HistoryEntry {
+  // NB: `@unchecked Sendable`: the box has value semantics. Its `var`s change only through
+  // `HistoryEntry`'s mutating members, after `makeStorageUnique()`, so a box that two entries
+  // share (and so possibly two threads) is never written; every field's type is `Sendable`.
+  @usableFromInline
+  final class Storage: @unchecked Sendable {
+    @usableFromInline let arguments: Arguments
+    @usableFromInline let startDate: Date
+    @usableFromInline let baseTask: OperationTask<MutationOperationValue<Value>, Failure>
+    @usableFromInline var currentResult: Result<Value, Failure>?
+    @usableFromInline var lastUpdatedAt: Date?
+    @usableFromInline var status = OperationStatus<Value, Failure>.loading
+
+    @inlinable init(
+      arguments: Arguments,
+      startDate: Date,
+      baseTask: OperationTask<MutationOperationValue<Value>, Failure>
+    ) {
+      self.arguments = arguments
+      self.startDate = startDate
+      self.baseTask = baseTask
+    }
+
+    @inlinable func copy() -> Storage {
+      let copy = Storage(
+        arguments: self.arguments,
+        startDate: self.startDate,
+        baseTask: self.baseTask
+      )
+      copy.currentResult = self.currentResult
+      copy.lastUpdatedAt = self.lastUpdatedAt
+      copy.status = self.status
+      return copy
     }
   }
 }
@@ -204,20 +306,14 @@ extension MutationState: _MutationStateProtocol {
   /// > ``MutationArgumentsMissingError`` for the failure types that can report the error instead.
   ///
   /// - Parameter task: The task, which gets the arguments in its context.
+  @inlinable
   public mutating func scheduleFetchTask(
     _ task: inout OperationTask<MutationOperationValue<Value>, Failure>
   ) {
     let arguments =
       task.context.mutationArguments(as: Arguments.self) ?? self.latestEntry?.arguments
     guard let arguments else {
-      reportWarning(.mutationWithNoArgumentsOrHistory)
-      task.context.isMissingMutationArgumentsReported = true
-      if let failure = MutationArgumentsMissingError() as? Failure {
-        task = OperationTask(context: task.context) {
-          (_, _) async throws(Failure) -> MutationOperationValue<Value> in
-          throw failure
-        }
-      }
+      Self.refuseWithoutArguments(&task)
       return
     }
     task.context.setMutationArguments(arguments)
@@ -226,10 +322,25 @@ extension MutationState: _MutationStateProtocol {
       startDate: task.context.operationClock.now(),
       task: task
     )
-    self.history.append(entry)
-    let overflow = self.history.endIndex - max(task.context.maxHistoryLength, 1)
+    self.attempts.append(entry)
+    let overflow = self.attempts.endIndex - max(task.context.maxHistoryLength, 1)
     if overflow > 0 {
-      self.history.removeFirst(overflow)
+      self.attempts.removeFirst(overflow)
+    }
+  }
+
+  /// Reports a task that has no arguments and swaps it for one that fails.
+  @usableFromInline
+  static func refuseWithoutArguments(
+    _ task: inout OperationTask<MutationOperationValue<Value>, Failure>
+  ) {
+    reportWarning(.mutationWithNoArgumentsOrHistory)
+    task.context.isMissingMutationArgumentsReported = true
+    if let failure = MutationArgumentsMissingError() as? Failure {
+      task = OperationTask(context: task.context) {
+        (_, _) async throws(Failure) -> MutationOperationValue<Value> in
+        throw failure
+      }
     }
   }
 
@@ -238,7 +349,7 @@ extension MutationState: _MutationStateProtocol {
   /// - Parameter context: The context of the reset.
   /// - Returns: An effect that cancels the tasks of every attempt in the history.
   public mutating func reset(using context: OperationContext) -> ResetEffect {
-    let tasks = self.history.map(\.baseTask)
+    let tasks = self.attempts.map(\.baseTask)
     self = MutationState(initialValue: self.initialValue)
     return ResetEffect(tasksToCancel: tasks)
   }
@@ -258,11 +369,9 @@ extension MutationState: _MutationStateProtocol {
     switch result {
     case .success(let value):
       self.directValue = Ordered(value: value, order: order)
-      self.valueUpdateCount += 1
-      self.valueLastUpdatedAt = date
+      self.updates.record(isSuccess: true, at: date)
     case .failure:
-      self.errorUpdateCount += 1
-      self.errorLastUpdatedAt = date
+      self.updates.record(isSuccess: false, at: date)
     }
   }
 
@@ -274,33 +383,31 @@ extension MutationState: _MutationStateProtocol {
   /// - Parameters:
   ///   - result: The value or error.
   ///   - task: The attempt's task.
+  @inlinable
   public mutating func update(
     with result: Result<MutationOperationValue<Value>, Failure>,
     for task: OperationTask<MutationOperationValue<Value>, Failure>
   ) {
     guard let index = self.historyIndex(of: task.id) else { return }
     let date = task.context.operationClock.now()
-    self.history[index].record(result.map { $0.returnValue }, at: date)
-    guard index == self.history.endIndex - 1 else { return }
+    self.attempts[index].record(result.map { $0.returnValue }, at: date)
+    guard index == self.attempts.endIndex - 1 else { return }
     switch result {
-    case .success:
-      self.valueUpdateCount += 1
-      self.valueLastUpdatedAt = date
-    case .failure:
-      self.errorUpdateCount += 1
-      self.errorLastUpdatedAt = date
+    case .success: self.updates.record(isSuccess: true, at: date)
+    case .failure: self.updates.record(isSuccess: false, at: date)
     }
   }
 
   /// Marks an attempt as finished with its latest result.
   ///
   /// - Parameter task: The attempt's task.
+  @inlinable
   public mutating func finishFetchTask(
     _ task: OperationTask<MutationOperationValue<Value>, Failure>
   ) {
     guard let index = self.historyIndex(of: task.id) else { return }
-    self.history[index].finish()
-    if index == self.history.endIndex - 1 {
+    self.attempts[index].finish()
+    if index == self.attempts.endIndex - 1 {
       self.latestFinishOrder = self.nextOrder()
     }
   }
@@ -309,24 +416,24 @@ extension MutationState: _MutationStateProtocol {
   ///
   /// `IdentifiedArray` leaves `count` and `last` to the generic defaults of `Collection`, which
   /// cost thousands of instructions in the store's generic code; its `endIndex` is the count.
-  private var latestEntry: HistoryEntry? {
-    let end = self.history.endIndex
-    return end > 0 ? self.history[end - 1] : nil
+  @inlinable var latestEntry: HistoryEntry? {
+    let end = self.attempts.endIndex
+    return end > 0 ? self.attempts[end - 1] : nil
   }
 
   /// The position of an attempt in the history.
   ///
   /// Results and ends arrive mostly for the latest attempt, so it is checked before the history
   /// is searched: a lookup by id in the history's generic code costs several times more.
-  private func historyIndex(of id: OperationTaskIdentifier) -> Int? {
-    let lastIndex = self.history.endIndex - 1
-    if lastIndex >= 0, self.history[lastIndex].id == id {
+  @inlinable func historyIndex(of id: OperationTaskIdentifier) -> Int? {
+    let lastIndex = self.attempts.endIndex - 1
+    if lastIndex >= 0, self.attempts[lastIndex].id == id {
       return lastIndex
     }
-    return self.history.index(id: id)
+    return self.attempts.index(id: id)
   }
 
-  private mutating func nextOrder() -> Int {
+  @inlinable mutating func nextOrder() -> Int {
     self.updateOrder += 1
     return self.updateOrder
   }

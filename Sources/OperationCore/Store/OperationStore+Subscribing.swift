@@ -1,6 +1,7 @@
-// NB: Imported publicly for the `@inlinable` run path; see `run(using:handler:)`.
+// NB: OperationSynchronization is imported publicly for the `@inlinable` run path; see
+// `run(using:handler:)`.
 public import OperationSynchronization
-public import Synchronization
+internal import Synchronization
 
 // MARK: - Subscribing
 

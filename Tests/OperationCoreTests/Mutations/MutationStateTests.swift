@@ -147,4 +147,41 @@ import Testing
     #expect(state.valueUpdateCount == 1)
     #expect(!state.isLoading)
   }
+
+  @Test func `A Copy Of The State Keeps Its Entries As They Were When Copied`() {
+    let clock = ManualOperationClock(date: Date(timeIntervalSince1970: 1))
+    var state = State()
+    var task = self.task(arguments: "a", clock: clock)
+    state.scheduleFetchTask(&task)
+    let beforeResult = state
+    clock.date = Date(timeIntervalSince1970: 2)
+    state.update(with: .success(MutationOperationValue(returnValue: 5)), for: task)
+    let beforeFinish = state
+    state.finishFetchTask(task)
+
+    #expect(beforeResult.history[0].currentResult == nil)
+    #expect(beforeResult.history[0].lastUpdatedAt == nil)
+    #expect(beforeResult.history[0].status.isLoading)
+    #expect(beforeFinish.history[0].currentResult.flatMap { try? $0.get() } == 5)
+    #expect(beforeFinish.history[0].status.isLoading)
+    #expect(state.history[0].status.resultValue == 5)
+    #expect(state.history[0].lastUpdatedAt == Date(timeIntervalSince1970: 2))
+  }
+
+  @Test func `A Full History Drops Its Oldest Attempt For Each New One`() {
+    var state = State()
+    var tasks = [Task]()
+    for argument in ["a", "b", "c", "d"] {
+      var task = self.task(arguments: argument)
+      task.context.maxHistoryLength = 2
+      state.scheduleFetchTask(&task)
+      tasks.append(task)
+    }
+    #expect(state.history.map(\.arguments) == ["c", "d"])
+    #expect(state.history.map(\.id) == [tasks[2].id, tasks[3].id])
+    state.update(with: .success(MutationOperationValue(returnValue: 1)), for: tasks[0])
+    state.update(with: .success(MutationOperationValue(returnValue: 3)), for: tasks[2])
+    #expect(state.history[0].currentResult.flatMap { try? $0.get() } == 3)
+    #expect(state.valueUpdateCount == 0)
+  }
 }
