@@ -168,10 +168,13 @@ extension WorkGraph {
         return continuation
       }
       ExclusivityLocks.shared.release(held)
-      self.perform(continuation.actions)
+      // NB: The actions start what the node's end frees (its dependents, or a new worker for
+      // its slot) only after its did-finish observers, as a node that the same worker runs next
+      // does: with one slot, no node starts while another's observers still run.
       for observer in observers {
         observer.didFinish(info, outcome: outcome)
       }
+      self.perform(continuation.actions)
       self.perform(self.state.withLock { $0.machine.settled(node) })
     } else {
       let now = clock.now()
@@ -273,12 +276,15 @@ extension WorkGraph {
       return continuation
     }
     ExclusivityLocks.shared.release(held)
-    self.perform(continuation.actions)
     if let info {
+      // NB: After the did-finish observers, as in `runNode(_:)`.
       for observer in observers {
         observer.didFinish(info, outcome: outcome)
       }
+      self.perform(continuation.actions)
       self.perform(self.state.withLock { $0.machine.settled(node) })
+    } else {
+      self.perform(continuation.actions)
     }
     return continuation.next
   }
