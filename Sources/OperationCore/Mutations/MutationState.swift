@@ -81,7 +81,7 @@ public struct MutationState<Arguments: Sendable, Value: Sendable, Failure: Error
   @usableFromInline var attempts = IdentifiedArrayOf<HistoryEntry>()
 
   /// The storage of the counters and dates.
-  @usableFromInline var updates = MutationUpdateCounts()
+  @usableFromInline var updates = StateUpdateCounts()
 
   /// The last value or error set directly, with when it was set in ``updateOrder`` terms.
   private var directResult: Ordered<Result<Value?, Failure>>?
@@ -101,28 +101,6 @@ public struct MutationState<Arguments: Sendable, Value: Sendable, Failure: Error
   /// - Parameter initialValue: The value to show before the first attempt.
   public init(initialValue: Value? = nil) {
     self.initialValue = initialValue
-  }
-}
-
-/// The counters and dates of a ``MutationState``.
-@usableFromInline
-struct MutationUpdateCounts: Sendable {
-  @usableFromInline var valueCount = 0
-  @usableFromInline var valueDate: Date?
-  @usableFromInline var errorCount = 0
-  @usableFromInline var errorDate: Date?
-
-  @inlinable init() {}
-
-  /// Counts a value, or an error when `isSuccess` is `false`, that arrived at `date`.
-  @inlinable mutating func record(isSuccess: Bool, at date: Date) {
-    if isSuccess {
-      self.valueCount += 1
-      self.valueDate = date
-    } else {
-      self.errorCount += 1
-      self.errorDate = date
-    }
   }
 }
 

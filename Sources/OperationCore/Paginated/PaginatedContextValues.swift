@@ -80,32 +80,22 @@ extension OperationContext {
 // MARK: - Paging
 
 extension OperationContext {
-  /// The state of the paginated store that runs this operation, when its pages have these types.
-  func runningPaginatedState<PageID, PageValue>(
-    _: PageID.Type,
-    _: PageValue.Type
-  ) -> (any _PaginatedStateProtocol<PageID, PageValue>)? {
-    self.runningOperationStore?.state.base as? any _PaginatedStateProtocol<PageID, PageValue>
-  }
-
   /// What a run of `request` fetches now: derived from the running store's state and this
   /// context's fetch type, or the initial page of an empty list outside a paginated store.
+  @usableFromInline
   func paging<Request: PaginatedRequest>(
     for request: Request
   ) -> Paging<Request.PageID, Request.PageValue> {
-    guard let state = self.runningPaginatedState(Request.PageID.self, Request.PageValue.self)
+    // NB: The state is cast to the plain protocol, whose conformance the runtime caches, and its
+    // pages to the request's types. A cast to `any _PaginatedStateProtocol<PageID, PageValue>`
+    // demangles the existential's constraints on every run: 20,000 instructions a page.
+    guard let store = self.runningOperationStore, store.isPaginated,
+      let state = store.state.base as? any _PaginatedStateProtocol,
+      let paging = state.paging(for: request, in: self)
     else {
       return Paging(pageId: request.initialPageId, pages: [], request: .initialPage)
     }
-    let pages = state._currentPages
-    let pagingRequest = state.pagingRequest(in: self)
-    let pageId =
-      switch pagingRequest {
-      case .initialPage: request.initialPageId
-      case .nextPage(let id), .previousPage(let id): id
-      case .allPages: pages.first?.id ?? request.initialPageId
-      }
-    return Paging(pageId: pageId, pages: pages, request: pagingRequest)
+    return paging
   }
 
   /// The paging request of a run in a paginated store, erased; `nil` outside one.
@@ -121,6 +111,24 @@ extension OperationContext {
 }
 
 extension _PaginatedStateProtocol {
+  /// What a run of `request` fetches, given this state; `nil` when the state's pages are not the
+  /// request's.
+  fileprivate func paging<Request: PaginatedRequest>(
+    for request: Request,
+    in context: OperationContext
+  ) -> Paging<Request.PageID, Request.PageValue>? {
+    guard let pages = self._currentPages as? Pages<Request.PageID, Request.PageValue>,
+      let pagingRequest = self.pagingRequest(in: context) as? PagingRequest<Request.PageID>
+    else { return nil }
+    let pageId =
+      switch pagingRequest {
+      case .initialPage: request.initialPageId
+      case .nextPage(let id), .previousPage(let id): id
+      case .allPages: pages.first?.id ?? request.initialPageId
+      }
+    return Paging(pageId: pageId, pages: pages, request: pagingRequest)
+  }
+
   fileprivate func erasedPagingRequest(in context: OperationContext) -> any Hashable & Sendable {
     self.pagingRequest(in: context)
   }

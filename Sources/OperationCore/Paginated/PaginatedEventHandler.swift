@@ -155,6 +155,7 @@ extension PaginatedEventHandler {
 
 /// An event of one page of a paginated request, sent through
 /// ``OperationContext/operationEventSink``.
+@usableFromInline
 enum PaginatedPageEvent<PageID: Hashable & Sendable, PageValue: Sendable, Failure: Error>:
   Sendable
 {

@@ -10,11 +10,12 @@ public struct PaginatedOperationValue<PageID: Hashable & Sendable, PageValue: Se
   public let runValue: RunValue
 
   /// The identifier of the page after the resulting list, when the run computed it.
-  var nextPageId: PageIDResult
+  @usableFromInline var nextPageId: PageIDResult
 
   /// The identifier of the page before the resulting list, when the run computed it.
-  var previousPageId: PageIDResult
+  @usableFromInline var previousPageId: PageIDResult
 
+  @inlinable
   init(
     runValue: RunValue,
     nextPageId: PageIDResult = .deferred,
@@ -29,6 +30,7 @@ public struct PaginatedOperationValue<PageID: Hashable & Sendable, PageValue: Se
 extension PaginatedOperationValue {
   /// A neighbouring page identifier that a run either computed, possibly as "none", or left for
   /// a later run to compute (yielded values leave them).
+  @usableFromInline
   enum PageIDResult: Hashable, Sendable {
     case computed(PageID?)
     case deferred
@@ -60,6 +62,12 @@ extension PaginatedOperationValue.RunValue {
 
     /// The identifier of the page that the fetched page goes after.
     public let lastPageId: PageID
+
+    @inlinable
+    init(page: Page<PageID, PageValue>, lastPageId: PageID) {
+      self.page = page
+      self.lastPageId = lastPageId
+    }
   }
 
   /// A page fetched to go before the first page.
@@ -69,6 +77,12 @@ extension PaginatedOperationValue.RunValue {
 
     /// The identifier of the page that the fetched page goes before.
     public let firstPageId: PageID
+
+    @inlinable
+    init(page: Page<PageID, PageValue>, firstPageId: PageID) {
+      self.page = page
+      self.firstPageId = firstPageId
+    }
   }
 }
 

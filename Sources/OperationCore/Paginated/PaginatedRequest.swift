@@ -142,6 +142,7 @@ extension PaginatedRequest {
   ///   - continuation: Receives intermediate results.
   /// - Returns: The fetched page or pages.
   /// - Throws: The error of a page fetch.
+  @inlinable
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
@@ -184,7 +185,8 @@ extension PaginatedRequest {
     }
   }
 
-  private func fetchInitialPage(
+  @inlinable
+  func fetchInitialPage(
     isolation: isolated (any Actor)?,
     using paging: Paging<PageID, PageValue>,
     in context: OperationContext,
@@ -207,7 +209,8 @@ extension PaginatedRequest {
     )
   }
 
-  private func fetchNextPage(
+  @inlinable
+  func fetchNextPage(
     _ id: PageID,
     isolation: isolated (any Actor)?,
     using paging: Paging<PageID, PageValue>,
@@ -241,7 +244,8 @@ extension PaginatedRequest {
     )
   }
 
-  private func fetchPreviousPage(
+  @inlinable
+  func fetchPreviousPage(
     _ id: PageID,
     isolation: isolated (any Actor)?,
     using paging: Paging<PageID, PageValue>,
@@ -282,7 +286,8 @@ extension PaginatedRequest {
   /// refetched or ``pageId(after:using:in:)`` returns `nil`.
   ///
   /// A failed page leaves its progress with the task, so a retry of the run starts at that page.
-  private func refetchAllPages(
+  @usableFromInline
+  func refetchAllPages(
     isolation: isolated (any Actor)?,
     using paging: Paging<PageID, PageValue>,
     in context: OperationContext,
@@ -348,7 +353,8 @@ extension PaginatedRequest {
   }
 
   /// Fetches one page, sending its events to the running store and wrapping its yields.
-  private func fetchPageSendingEvents(
+  @inlinable
+  func fetchPageSendingEvents(
     isolation: isolated (any Actor)?,
     using paging: Paging<PageID, PageValue>,
     in context: OperationContext,

@@ -33,61 +33,107 @@ public struct PaginatedState<PageID: Hashable & Sendable, PageValue: Sendable, F
   public let initialPageId: PageID
 
   /// The pages fetched so far, in order.
-  public private(set) var currentValue: Pages<PageID, PageValue>
+  public var currentValue: Pages<PageID, PageValue> {
+    self.pages
+  }
 
   /// The pages the state started with.
   public let initialValue: Pages<PageID, PageValue>
 
   /// How many times the pages were updated.
-  public private(set) var valueUpdateCount = 0
+  public var valueUpdateCount: Int {
+    self.updates.valueCount
+  }
 
   /// When the pages were last updated.
-  public private(set) var valueLastUpdatedAt: Date?
+  public var valueLastUpdatedAt: Date? {
+    self.updates.valueDate
+  }
 
   /// The last error, cleared by the next success.
-  public private(set) var error: Failure?
+  public var error: Failure? {
+    self.lastError
+  }
 
   /// How many times an error was received.
-  public private(set) var errorUpdateCount = 0
+  public var errorUpdateCount: Int {
+    self.updates.errorCount
+  }
 
   /// When an error was last received.
-  public private(set) var errorLastUpdatedAt: Date?
+  public var errorLastUpdatedAt: Date? {
+    self.updates.errorDate
+  }
 
   /// The identifier of the page after the last page, or `nil` when there is none or no fetch has
   /// computed it yet.
-  public private(set) var nextPageId: PageID?
+  public var nextPageId: PageID? {
+    self.nextId
+  }
 
   /// The identifier of the page before the first page, or `nil` when there is none or no fetch
   /// has computed it yet.
-  public private(set) var previousPageId: PageID?
+  public var previousPageId: PageID? {
+    self.previousId
+  }
 
   /// The refetches of every page that are scheduled or running.
-  public private(set) var allPagesActiveTasks = IdentifiedArrayOf<
-    OperationTask<PaginatedOperationValue<PageID, PageValue>, Failure>
-  >()
+  public var allPagesActiveTasks: ActiveTasks {
+    self.allPagesTasks
+  }
 
   /// The fetches of the initial page that are scheduled or running.
-  public private(set) var initialPageActiveTasks = IdentifiedArrayOf<
-    OperationTask<PaginatedOperationValue<PageID, PageValue>, Failure>
-  >()
+  public var initialPageActiveTasks: ActiveTasks {
+    self.initialPageTasks
+  }
 
   /// The fetches of the next page that are scheduled or running.
-  public private(set) var nextPageActiveTasks = IdentifiedArrayOf<
-    OperationTask<PaginatedOperationValue<PageID, PageValue>, Failure>
-  >()
+  public var nextPageActiveTasks: ActiveTasks {
+    self.nextPageTasks
+  }
 
   /// The fetches of the previous page that are scheduled or running.
-  public private(set) var previousPageActiveTasks = IdentifiedArrayOf<
-    OperationTask<PaginatedOperationValue<PageID, PageValue>, Failure>
-  >()
+  public var previousPageActiveTasks: ActiveTasks {
+    self.previousPageTasks
+  }
 
   /// Creates a state.
   ///
   /// - Parameters:
   ///   - initialValue: The pages to start with.
   ///   - initialPageId: The identifier of the first page to fetch.
+  // NB: The storage below is `@usableFromInline` so that the store's inlinable run path (see
+  // `OperationStore.run`) specializes the state's bookkeeping for the caller's types, as
+  // `MutationState`'s is.
+
+  /// The storage of ``currentValue``.
+  @usableFromInline var pages: Pages<PageID, PageValue>
+
+  /// The storage of the counters and dates.
+  @usableFromInline var updates = StateUpdateCounts()
+
+  /// The storage of ``error``.
+  @usableFromInline var lastError: Failure?
+
+  /// The storage of ``nextPageId``.
+  @usableFromInline var nextId: PageID?
+
+  /// The storage of ``previousPageId``.
+  @usableFromInline var previousId: PageID?
+
+  /// The storage of the active tasks of each kind.
+  @usableFromInline var allPagesTasks = ActiveTasks()
+  @usableFromInline var initialPageTasks = ActiveTasks()
+  @usableFromInline var nextPageTasks = ActiveTasks()
+  @usableFromInline var previousPageTasks = ActiveTasks()
+
+  /// The fetches of one kind that are scheduled or running, oldest first.
+  public typealias ActiveTasks = IdentifiedArrayOf<
+    OperationTask<PaginatedOperationValue<PageID, PageValue>, Failure>
+  >
+
   public init(initialValue: Pages<PageID, PageValue>, initialPageId: PageID) {
-    self.currentValue = initialValue
+    self.pages = initialValue
     self.initialValue = initialValue
     self.initialPageId = initialPageId
   }
@@ -113,27 +159,36 @@ extension PaginatedState: _PaginatedStateProtocol {
   ///
   /// - Parameter task: The fetch; a refetch of every page also gets a record of its progress, so
   ///   that a retry resumes after the pages that succeeded.
+  @inlinable
   public mutating func scheduleFetchTask(
     _ task: inout OperationTask<PaginatedOperationValue<PageID, PageValue>, Failure>
   ) {
     switch self.pagingRequest(in: task.context) {
     case .allPages:
-      task.schedule(after: self.initialPageActiveTasks)
-      task.schedule(after: self.nextPageActiveTasks)
-      task.schedule(after: self.previousPageActiveTasks)
-      task.context.paginatedRefetchTracker = PaginatedRefetchTracker()
-      self.allPagesActiveTasks.append(task)
+      self.scheduleRefetch(&task)
     case .initialPage:
-      self.initialPageActiveTasks.append(task)
+      self.initialPageTasks.append(task)
     case .nextPage:
-      task.schedule(after: self.initialPageActiveTasks)
-      task.schedule(after: self.allPagesActiveTasks)
-      self.nextPageActiveTasks.append(task)
+      task.schedule(after: self.initialPageTasks)
+      task.schedule(after: self.allPagesTasks)
+      self.nextPageTasks.append(task)
     case .previousPage:
-      task.schedule(after: self.initialPageActiveTasks)
-      task.schedule(after: self.allPagesActiveTasks)
-      self.previousPageActiveTasks.append(task)
+      task.schedule(after: self.initialPageTasks)
+      task.schedule(after: self.allPagesTasks)
+      self.previousPageTasks.append(task)
     }
+  }
+
+  /// Files a refetch of every page; see ``scheduleFetchTask(_:)``.
+  @usableFromInline
+  mutating func scheduleRefetch(
+    _ task: inout OperationTask<PaginatedOperationValue<PageID, PageValue>, Failure>
+  ) {
+    task.schedule(after: self.initialPageTasks)
+    task.schedule(after: self.nextPageTasks)
+    task.schedule(after: self.previousPageTasks)
+    task.context.paginatedRefetchTracker = PaginatedRefetchTracker()
+    self.allPagesTasks.append(task)
   }
 
   /// Restores the initial pages and clears the identifiers, the error, the counters and the dates.
@@ -142,8 +197,8 @@ extension PaginatedState: _PaginatedStateProtocol {
   /// - Returns: An effect that cancels every fetch that was active.
   public mutating func reset(using context: OperationContext) -> ResetEffect {
     let tasks =
-      self.initialPageActiveTasks.elements + self.nextPageActiveTasks.elements
-      + self.previousPageActiveTasks.elements + self.allPagesActiveTasks.elements
+      self.initialPageTasks.elements + self.nextPageTasks.elements
+      + self.previousPageTasks.elements + self.allPagesTasks.elements
     self = PaginatedState(initialValue: self.initialValue, initialPageId: self.initialPageId)
     return ResetEffect(tasksToCancel: tasks)
   }
@@ -161,7 +216,7 @@ extension PaginatedState: _PaginatedStateProtocol {
   ) {
     switch result {
     case .success(let pages):
-      self.currentValue = pages
+      self.pages = pages
       self.recordValueUpdate(in: context)
     case .failure(let error):
       self.recordError(error, in: context)
@@ -174,6 +229,7 @@ extension PaginatedState: _PaginatedStateProtocol {
   /// - Parameters:
   ///   - result: The fetched page or pages, or the error.
   ///   - task: The fetch that produced the result.
+  @inlinable
   public mutating func update(
     with result: Result<PaginatedOperationValue<PageID, PageValue>, Failure>,
     for task: OperationTask<PaginatedOperationValue<PageID, PageValue>, Failure>
@@ -182,15 +238,15 @@ extension PaginatedState: _PaginatedStateProtocol {
     case .success(let value):
       // NB: Merge into the stored list itself, not into a copy that is assigned back: while the
       // store's storage holds the only reference, adding a page then does not copy the list.
-      self.currentValue.merge(
+      self.pages.merge(
         value.runValue,
         replacingOnInitialPage: task.context.paginatedFetchType == nil
       )
       if case .computed(let id) = value.nextPageId {
-        self.nextPageId = id
+        self.nextId = id
       }
       if case .computed(let id) = value.previousPageId {
-        self.previousPageId = id
+        self.previousId = id
       }
       self.recordValueUpdate(in: task.context)
     case .failure(let error):
@@ -201,25 +257,26 @@ extension PaginatedState: _PaginatedStateProtocol {
   /// Removes a finished fetch from its list.
   ///
   /// - Parameter task: The fetch.
+  @inlinable
   public mutating func finishFetchTask(
     _ task: OperationTask<PaginatedOperationValue<PageID, PageValue>, Failure>
   ) {
-    self.allPagesActiveTasks.remove(id: task.id)
-    self.initialPageActiveTasks.remove(id: task.id)
-    self.nextPageActiveTasks.remove(id: task.id)
-    self.previousPageActiveTasks.remove(id: task.id)
+    self.allPagesTasks.remove(id: task.id)
+    self.initialPageTasks.remove(id: task.id)
+    self.nextPageTasks.remove(id: task.id)
+    self.previousPageTasks.remove(id: task.id)
   }
 
-  private mutating func recordValueUpdate(in context: OperationContext) {
-    self.valueUpdateCount += 1
-    self.valueLastUpdatedAt = context.operationClock.now()
-    self.error = nil
+  @inlinable
+  mutating func recordValueUpdate(in context: OperationContext) {
+    self.updates.record(isSuccess: true, at: context.operationClock.now())
+    self.lastError = nil
   }
 
-  private mutating func recordError(_ error: Failure, in context: OperationContext) {
-    self.error = error
-    self.errorUpdateCount += 1
-    self.errorLastUpdatedAt = context.operationClock.now()
+  @inlinable
+  mutating func recordError(_ error: Failure, in context: OperationContext) {
+    self.lastError = error
+    self.updates.record(isSuccess: false, at: context.operationClock.now())
   }
 }
 

@@ -52,12 +52,14 @@ extension _PaginatedStateProtocol {
 extension _PaginatedStateProtocol {
   /// Whether ``OperationStore/fetchNextPage(using:handler:)`` would fetch a page: the list is
   /// empty (so the initial page is next) or ``nextPageId`` is known.
+  @inlinable
   public var hasNextPage: Bool {
     self._currentPages.isEmpty || self.nextPageId != nil
   }
 
   /// Whether ``OperationStore/fetchPreviousPage(using:handler:)`` would fetch a page: the list is
   /// empty (so the initial page is next) or ``previousPageId`` is known.
+  @inlinable
   public var hasPreviousPage: Bool {
     self._currentPages.isEmpty || self.previousPageId != nil
   }
@@ -94,6 +96,7 @@ extension _PaginatedStateProtocol {
   ///
   /// A plain run fetches the initial page. The next or previous page needs a non-empty list and a
   /// known identifier; without them the initial page is fetched instead.
+  @inlinable
   func pagingRequest(in context: OperationContext) -> PagingRequest<PageID> {
     switch context.paginatedFetchType {
     case nil:
@@ -149,6 +152,7 @@ extension IdentifiedArray {
   ///   page whose neighbour left the list is dropped.
   ///
   /// - Complexity: O(1) amortized to add a page at the end; O(*n*) to insert elsewhere.
+  @inlinable
   mutating func merge<PageValue>(
     _ runValue: PaginatedOperationValue<ID, PageValue>.RunValue,
     replacingOnInitialPage: Bool
@@ -171,7 +175,8 @@ extension IdentifiedArray {
     }
   }
 
-  private mutating func insertOrUpdate<PageValue>(
+  @inlinable
+  mutating func insertOrUpdate<PageValue>(
     _ page: Page<ID, PageValue>,
     at index: Int
   ) where ID: Sendable, Element == Page<ID, PageValue> {

@@ -26,6 +26,7 @@ public struct Paging<PageID: Hashable & Sendable, PageValue: Sendable>: Sendable
   /// The kind of fetch this paging belongs to.
   public let request: PagingRequest<PageID>
 
+  @usableFromInline
   package init(pageId: PageID, pages: Pages<PageID, PageValue>, request: PagingRequest<PageID>) {
     self.pageId = pageId
     self.pages = pages

@@ -381,6 +381,7 @@ package struct OperationEventSink: Sendable {
   /// - Parameters:
   ///   - event: The event.
   ///   - context: The context of the event.
+  @usableFromInline
   package func send(_ event: any Sendable, in context: OperationContext) {
     self.deliver(event, context)
   }
