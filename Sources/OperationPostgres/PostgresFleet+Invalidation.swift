@@ -113,7 +113,7 @@ extension PostgresFleet {
         Array(state.outgoingInvalidations.prefix(500))
       }
       if batch.isEmpty {
-        let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>]? in
+        let waiters = self.state.withLock { state -> [Int]? in
           // NB: A relay may have added one since the batch was read.
           guard state.outgoingInvalidations.isEmpty else { return nil }
           state.isSendingInvalidations = false
@@ -122,7 +122,7 @@ extension PostgresFleet {
         }
         guard let waiters else { continue }
         for waiter in waiters {
-          waiter.resume()
+          self.flushWaiters.resume(waiter, with: .success(()))
         }
         return
       }
@@ -145,16 +145,18 @@ extension PostgresFleet {
     }
   }
 
-  /// Returns once every invalidation relayed so far is in the log.
+  /// Returns once every invalidation relayed so far is in the log, or when the calling task is
+  /// cancelled (the invalidations are still written).
   public func flushInvalidations() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let isDone = self.state.withLock { state in
-        guard state.isSendingInvalidations else { return true }
-        state.sendWaiters.append(continuation)
-        return false
-      }
-      if isDone { continuation.resume() }
+    let id = self.flushWaiters.makeID()
+    let isDone = self.state.withLock { state in
+      guard state.isSendingInvalidations else { return true }
+      state.sendWaiters.append(id)
+      return false
     }
+    if isDone { self.flushWaiters.resume(id, with: .success(())) }
+    // NB: The only error is the task's cancellation, which ends the wait.
+    try? await self.flushWaiters.wait(id)
   }
 
   /// Applies the log's invalidations after the last one applied, in order; called by the

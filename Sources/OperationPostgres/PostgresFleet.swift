@@ -55,6 +55,11 @@ public final class PostgresFleet: Service, Sendable {
   let onProblem: @Sendable (Problem) -> Void
   let state: Lock<State>
 
+  /// The calls of ``flushInvalidations()`` and of ``waitUntilListening()``: a wait that its task
+  /// cancels returns at once, instead of when a writer or a listener that may be stuck gets there.
+  let flushWaiters = Waiters<Void>()
+  let listeningWaiters = Waiters<Void>()
+
   struct State: Sendable {
     var statistics = Statistics()
     var lastAppliedInvalidationID: Int64
@@ -69,13 +74,16 @@ public final class PostgresFleet: Service, Sendable {
     /// The invalidations waiting to be written to the log, in order, and whether a task writes.
     var outgoingInvalidations = [String]()
     var isSendingInvalidations = false
-    var sendWaiters = [CheckedContinuation<Void, Never>]()
+    /// The ids of the flushes waiting for the writer, in ``PostgresFleet/flushWaiters``.
+    var sendWaiters = [Int]()
     /// The lanes whose outboxes are to be woken (`nil` in the set: every lane), and whether a
     /// task wakes them: notifications of one lane that arrive while it is read are read once.
     var lanesToWake = Set<String?>()
     var isWakingOutboxes = false
     var isListening = false
-    var listeningWaiters = [CheckedContinuation<Void, Never>]()
+    /// The ids of the calls waiting for listening to start, in
+    /// ``PostgresFleet/listeningWaiters``.
+    var listeningWaiters = [Int]()
   }
 
   /// What went wrong without a caller to throw to.
@@ -210,16 +218,18 @@ public final class PostgresFleet: Service, Sendable {
     }
   }
 
-  /// Returns once ``run()`` listens; notifications sent before it are not heard, though what
-  /// they announce is read from the tables when listening starts.
+  /// Returns once ``run()`` listens, or when the calling task is cancelled; notifications sent
+  /// before it are not heard, though what they announce is read from the tables when listening
+  /// starts.
   public func waitUntilListening() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let isListening = self.state.withLock { state in
-        if !state.isListening { state.listeningWaiters.append(continuation) }
-        return state.isListening
-      }
-      if isListening { continuation.resume() }
+    let id = self.listeningWaiters.makeID()
+    let isListening = self.state.withLock { state in
+      if !state.isListening { state.listeningWaiters.append(id) }
+      return state.isListening
     }
+    if isListening { self.listeningWaiters.resume(id, with: .success(())) }
+    // NB: The only error is the task's cancellation, which ends the wait.
+    try? await self.listeningWaiters.wait(id)
   }
 
   // MARK: Listening
@@ -286,7 +296,7 @@ public final class PostgresFleet: Service, Sendable {
     self.wakeAllFills()
     self.scheduleWake(lane: nil)
     for waiter in waiters {
-      waiter.resume()
+      self.listeningWaiters.resume(waiter, with: .success(()))
     }
     self.send(.listening)
   }

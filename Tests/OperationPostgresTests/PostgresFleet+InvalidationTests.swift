@@ -2,6 +2,7 @@ import Foundation
 import Operation
 import OperationPostgres
 import OperationTestSupport
+import PostgresNIO
 import Testing
 
 @Suite(
@@ -125,6 +126,28 @@ struct PostgresFleetInvalidationTests {
       #expect(b.fleet.statistics.invalidationsApplied == 50)
       #expect(b.fleet.statistics.listenerConnections >= 2)
       #expect(b.problems.values.contains { $0.contains("listening connection failed") })
+    }
+  }
+
+  @Test func `A Flush Whose Task Is Cancelled Returns While The Log Cannot Be Written`()
+    async throws
+  {
+    try await TestPostgres.withFleet(count: 1) { members, client, namespace throws in
+      let member = members[0]
+      let relay = member.fleet.relayInvalidations(of: member.client)
+      defer { relay.cancel() }
+      try await client.query("DROP TABLE \(unescaped: namespace.name)_invalidations")
+      let delaysBefore = member.delayer.delays.count
+      await member.client.invalidate(matching: ["a"])
+      // NB: The writer failed and waits out its backoff, which nothing ends.
+      await member.delayer.waitForDelays(count: delaysBefore + 1)
+      try #require(
+        member.problems.values.contains { $0.hasPrefix("Invalidations could not be sent") }
+      )
+
+      let flush = Task { await member.fleet.flushInvalidations() }
+      flush.cancel()
+      await flush.value
     }
   }
 

@@ -1,14 +1,14 @@
 import OperationSynchronization
 
 /// Tasks that wait, each under an id, for a result that another task hands them: the line of a
-/// ``Bulkhead``, the lookups of a ``BatchLoader``.
+/// ``Bulkhead``, the lookups of a ``BatchLoader``, the flushes of a PostgreSQL fleet.
 ///
 /// An id is made first (``makeID()``), under whatever lock decides that its task waits, and waited
 /// on after: a result that comes in between is kept for the wait, and so is a cancellation, so
 /// no result is lost and no wait outlives its task. A cancelled wait throws `CancellationError`
 /// at once, and ``resume(_:with:)`` tells its caller that the waiter was gone, so that a bulkhead
 /// hands the slot to the next in line instead.
-final class Waiters<Value: Sendable>: Sendable {
+package final class Waiters<Value: Sendable>: Sendable {
   private enum Entry {
     /// Made, not waited on yet.
     case joining
@@ -26,8 +26,11 @@ final class Waiters<Value: Sendable>: Sendable {
 
   private let state = Lock(State())
 
+  /// Creates an empty set of waiters.
+  package init() {}
+
   /// The number of ids made and not yet handed a result or cancelled.
-  var count: Int {
+  package var count: Int {
     self.state.withLock { state in
       state.entries.values.count { entry in
         switch entry {
@@ -39,7 +42,7 @@ final class Waiters<Value: Sendable>: Sendable {
   }
 
   /// Makes the id of a task that is about to wait.
-  func makeID() -> Int {
+  package func makeID() -> Int {
     self.state.withLock { state in
       defer { state.nextID += 1 }
       state.entries[state.nextID] = .joining
@@ -50,7 +53,7 @@ final class Waiters<Value: Sendable>: Sendable {
   /// Waits for the result of `id`.
   ///
   /// - Throws: The result's error, or `CancellationError` when the task is cancelled first.
-  func wait(_ id: Int) async throws -> Value {
+  package func wait(_ id: Int) async throws -> Value {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Value, any Error>) in
@@ -92,7 +95,7 @@ final class Waiters<Value: Sendable>: Sendable {
   ///
   /// - Returns: Whether the task gets it: `false` when its wait was cancelled first.
   @discardableResult
-  func resume(_ id: Int, with result: Result<Value, any Error>) -> Bool {
+  package func resume(_ id: Int, with result: Result<Value, any Error>) -> Bool {
     let continuation = self.state.withLock {
       state -> (CheckedContinuation<Value, any Error>?, Bool) in
       switch state.entries[id] {
