@@ -70,12 +70,15 @@ extension WorkGraph {
       state.record(continuation.actions, now: now)
       return continuation
     }
-    self.perform(continuation.actions)
     if let info = abandoned.info {
+      // NB: After the did-finish observers, as in `runNode(_:)`.
       for observer in abandoned.observers {
         observer.didFinish(info, outcome: abandoned.outcome)
       }
+      self.perform(continuation.actions)
       self.perform(self.state.withLock { $0.machine.settled(index) })
+    } else {
+      self.perform(continuation.actions)
     }
   }
 

@@ -18,6 +18,10 @@
 ///   have returned.
 /// - A node that ends at a deadline (``TimeoutObserver``) hears `willFinish` and `didFinish` at
 ///   the deadline, while its work may still run; nothing more comes when that work returns.
+/// - A node that took one of the graph's `maxConcurrentNodes` slots (its work started, it was
+///   cancelled from a start event, or it ended at a deadline) releases its dependents and its
+///   slot only after its `didFinish` observers have returned, so with one slot no node starts
+///   while another's observers run.
 /// - A graph's run returns only after every node's `didFinish` has returned.
 /// - Events are delivered synchronously on the task that caused them, with no lock of the
 ///   graph's held, so an observer may call back into the graph. Keep them short: a node's work
