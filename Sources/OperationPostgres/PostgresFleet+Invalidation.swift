@@ -148,15 +148,11 @@ extension PostgresFleet {
   /// Returns once every invalidation relayed so far is in the log, or when the calling task is
   /// cancelled (the invalidations are still written).
   public func flushInvalidations() async {
-    let id = self.flushWaiters.makeID()
-    let isDone = self.state.withLock { state in
-      guard state.isSendingInvalidations else { return true }
+    await self.wait(in: self.flushWaiters) { state, id in
+      guard state.isSendingInvalidations else { return false }
       state.sendWaiters.append(id)
-      return false
+      return true
     }
-    if isDone { self.flushWaiters.resume(id, with: .success(())) }
-    // NB: The only error is the task's cancellation, which ends the wait.
-    try? await self.flushWaiters.wait(id)
   }
 
   /// Applies the log's invalidations after the last one applied, in order; called by the

@@ -222,14 +222,23 @@ public final class PostgresFleet: Service, Sendable {
   /// before it are not heard, though what they announce is read from the tables when listening
   /// starts.
   public func waitUntilListening() async {
-    let id = self.listeningWaiters.makeID()
-    let isListening = self.state.withLock { state in
-      if !state.isListening { state.listeningWaiters.append(id) }
-      return state.isListening
+    await self.wait(in: self.listeningWaiters) { state, id in
+      guard !state.isListening else { return false }
+      state.listeningWaiters.append(id)
+      return true
     }
-    if isListening { self.listeningWaiters.resume(id, with: .success(())) }
+  }
+
+  /// Waits in `waiters` until the fleet resumes the wait's id, or until the task is cancelled.
+  ///
+  /// - Parameter files: Under the fleet's lock, files the id where the fleet will resume it and
+  ///   returns `true`, or returns `false` when there is nothing to wait for.
+  func wait(in waiters: Waiters<Void>, files: (inout State, Int) -> Bool) async {
+    let id = waiters.makeID()
+    let isFiled = self.state.withLock { files(&$0, id) }
+    if !isFiled { waiters.resume(id, with: .success(())) }
     // NB: The only error is the task's cancellation, which ends the wait.
-    try? await self.listeningWaiters.wait(id)
+    try? await waiters.wait(id)
   }
 
   // MARK: Listening

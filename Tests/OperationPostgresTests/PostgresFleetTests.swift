@@ -178,6 +178,22 @@ struct PostgresFleetTests {
     }
   }
 
+  @Test func `A Wait For Listening That Its Task Cancels Returns Though The Fleet Never Runs`()
+    async throws
+  {
+    try await TestPostgres.withClient { client, namespace in
+      let persistence = try await PostgresPersistence(
+        client: client,
+        namespace: namespace,
+        timeout: TestPostgres.callTimeout
+      )
+      let fleet = try await PostgresFleet(persistence: persistence, instance: "idle")
+      let waiting = Task { await fleet.waitUntilListening() }
+      waiting.cancel()
+      await waiting.value
+    }
+  }
+
   @Test func `A Listener Whose Connection Is Killed Listens Again`() async throws {
     try await TestPostgres.withFleet(count: 1, manualDelays: false) {
       members,
