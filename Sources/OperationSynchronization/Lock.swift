@@ -35,10 +35,11 @@
   // NB: Copies of a lock share its storage, which holds the value and the mutex in one
   // allocation. The value is read and written only while the mutex is held, and the storage is
   // never used but through `withLock`.
-  private let storage: Storage
+  @usableFromInline let storage: Storage
 
   /// Creates a lock that guards `value`.
-  @usableFromInline package init(_ value: consuming sending Value) {
+  @inlinable
+  package init(_ value: consuming sending Value) {
     self.storage = Storage.make(value)
   }
 
@@ -47,49 +48,73 @@
   /// - Parameter body: Reads or changes the value; must not use this lock again.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
-  @inline(__always)
-  @usableFromInline package func withLock<Result, Failure: Error>(
+  // NB: `@inlinable`, so that the caller's module moves its own type in and out of the lock: in
+  // the lock's unspecialized code, each move was a call through the value's witness table, and
+  // a task's run took this lock three times.
+  @inlinable
+  package func withLock<Result, Failure: Error>(
     _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
-    try self.storage.withLock(body)
+    let value = self.storage.lock()
+    defer { self.storage.unlock() }
+    // NB: `nonisolated(unsafe)` is safe because the value is reached only here, with the mutex
+    // held, and everything in it was sent in (`init` and every `body` take and leave it as
+    // `sending`), so it is in a region of its own, as `Mutex`'s value is; the compiler cannot
+    // see that through the buffer's pointer. The value moves out of the buffer for `body` and
+    // back after it, a bitwise move of a small value.
+    nonisolated(unsafe) var guarded = value.move()
+    defer { value.initialize(to: guarded) }
+    return try body(&guarded)
   }
 
   /// The value and the mutex, allocated together, since locks are made on every run.
-  private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+  @usableFromInline
+  final class Storage: ManagedBuffer<Value, LockMutex> {
+    @usableFromInline
     static func make(_ value: sending Value) -> Storage {
       let buffer = Storage.create(minimumCapacity: 1) { _ in value }
       // NB: `create` returns an instance of the class it is called on.
       let storage = unsafeDowncast(buffer, to: Storage.self)
       storage.withUnsafeMutablePointerToElements { mutex in
-        _ = pthread_mutex_init(mutex, nil)
+        mutex.initialize(to: LockMutex())
+        _ = pthread_mutex_init(&mutex.pointee.raw, nil)
       }
       return storage
     }
 
     deinit {
       self.withUnsafeMutablePointerToElements { mutex in
-        _ = pthread_mutex_destroy(mutex)
+        _ = pthread_mutex_destroy(&mutex.pointee.raw)
       }
     }
 
-    func withLock<Result, Failure: Error>(
-      _ body: (inout sending Value) throws(Failure) -> sending Result
-    ) throws(Failure) -> sending Result {
-      // NB: The header and the elements of a managed buffer stay where they are for as long as
-      // the buffer lives, and `self` lives until this method returns.
+    /// Locks the mutex and returns where the value is.
+    // NB: The header and the elements of a managed buffer stay where they are for as long as
+    // the buffer lives, and the lock that calls this holds the buffer until it unlocks.
+    @usableFromInline
+    func lock() -> UnsafeMutablePointer<Value> {
       let (value, mutex) = self.withUnsafeMutablePointers { ($0, $1) }
-      pthread_mutex_lock(mutex)
-      defer { pthread_mutex_unlock(mutex) }
-      // NB: `nonisolated(unsafe)` is safe because the value is reached only here, with the mutex
-      // held, and everything in it was sent in (`init` and every `body` take and leave it as
-      // `sending`), so it is in a region of its own, as `Mutex`'s value is; the compiler cannot
-      // see that through the buffer's pointer. The value moves out of the buffer for `body` and
-      // back after it, a bitwise move of a small value.
-      nonisolated(unsafe) var guarded = value.move()
-      defer { value.initialize(to: guarded) }
-      return try body(&guarded)
+      pthread_mutex_lock(&mutex.pointee.raw)
+      return value
+    }
+
+    /// Unlocks the mutex.
+    @usableFromInline
+    func unlock() {
+      self.withUnsafeMutablePointerToElements { mutex in
+        _ = pthread_mutex_unlock(&mutex.pointee.raw)
+      }
     }
   }
+}
+
+/// The mutex of a ``Lock``, in a type that the lock's inlinable code may name: the platform's
+/// type comes from an import that only this module sees.
+// NB: The mutex is a stored property, so that `&mutex.pointee.raw` is its address in the lock's
+// buffer, where it stays while the buffer lives.
+@usableFromInline
+package struct LockMutex {
+  var raw = pthread_mutex_t()
 }
 
 // MARK: - Probing
@@ -103,8 +128,8 @@ extension Lock {
     self.storage.withUnsafeMutablePointerToElements { mutex in
       // NB: `trylock` fails on a mutex that any thread holds, the calling one included, and
       // does not wait.
-      guard pthread_mutex_trylock(mutex) == 0 else { return true }
-      pthread_mutex_unlock(mutex)
+      guard pthread_mutex_trylock(&mutex.pointee.raw) == 0 else { return true }
+      pthread_mutex_unlock(&mutex.pointee.raw)
       return false
     }
   }

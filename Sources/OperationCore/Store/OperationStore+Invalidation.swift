@@ -96,16 +96,3 @@ package struct StoreRunOrder: Sendable {
     other.sequence >= self.floor
   }
 }
-
-extension OperationContext {
-  /// The order of the store's run that this context belongs to; `nil` outside a store's run.
-  @usableFromInline
-  package var storeRunOrder: StoreRunOrder? {
-    get { self[StoreRunOrderKey.self] }
-    set { self[StoreRunOrderKey.self] = newValue }
-  }
-
-  private enum StoreRunOrderKey: Key {
-    static let defaultValue: StoreRunOrder? = nil
-  }
-}

@@ -91,22 +91,27 @@ extension OperationStore {
     name: String,
     overridesName: Bool
   ) -> OperationTask<State.OperationValue, State.Failure> {
-    var context = context ?? storage.context
+    // NB: A context is a list of entries, and each entry a run adds is an allocation and a walk
+    // of the list. Most runs use the store's context and no handler: the entries they share
+    // (event sink, task name) are added once, and each run adds one entry, its store and order.
+    var context =
+      if context == nil && handler == nil {
+        self.storeRunContext(suffix: name, overridesName: overridesName, in: &storage)
+      } else {
+        self.runContext(
+          from: context ?? storage.context,
+          handler: handler,
+          name: name,
+          overridesName: overridesName,
+          in: &storage
+        )
+      }
     let order = storage.runs.createRun()
     let sequence = order.sequence
-    context.storeRunOrder = order
-    context.runningOperationStore = OpaqueOperationStore(
-      erasing: self,
-      operationType: storage.lookupOperationType
+    context.storeRunEntry = StoreRunEntry(
+      store: OpaqueOperationStore(erasing: self, operationType: storage.lookupOperationType),
+      order: order
     )
-    // NB: Most runs have no handler, in a context that names none: nothing to write.
-    if handler != nil || context.runEventHandler != nil {
-      context.runEventHandler = handler
-    }
-    context.operationEventSink = self.eventSink(for: handler, in: &storage)
-    if overridesName || context.operationTaskConfiguration.name == nil {
-      context.operationTaskConfiguration.name = Self.defaultTaskName(suffix: name, in: &storage)
-    }
     var task = OperationTask<State.OperationValue, State.Failure>(context: context) {
       core,
       context in
@@ -116,6 +121,51 @@ extension OperationStore {
     storage.runs.attach(task.handle, toRun: sequence)
     self.notifyStateChanged(storage, runHandler: handler)
     return task
+  }
+
+  /// The context of a run with the store's context and no handler, made once per suffix.
+  @inlinable @inline(__always)
+  func storeRunContext(
+    suffix: String,
+    overridesName: Bool,
+    in storage: inout Storage
+  ) -> OperationContext {
+    for cached in storage.runContexts
+    where cached.suffix == suffix && cached.overridesName == overridesName {
+      return cached.context
+    }
+    let context = self.runContext(
+      from: storage.context,
+      handler: nil,
+      name: suffix,
+      overridesName: overridesName,
+      in: &storage
+    )
+    storage.runContexts.append(
+      Storage.RunContext(suffix: suffix, overridesName: overridesName, context: context)
+    )
+    return context
+  }
+
+  /// `context` with the entries of a run that has `handler`, except its store and order.
+  @inlinable
+  func runContext(
+    from context: OperationContext,
+    handler: RunEventHandler?,
+    name: String,
+    overridesName: Bool,
+    in storage: inout Storage
+  ) -> OperationContext {
+    var context = context
+    // NB: Most runs have no handler, in a context that names none: nothing to write.
+    if handler != nil || context.runEventHandler != nil {
+      context.runEventHandler = handler
+    }
+    context.operationEventSink = self.eventSink(for: handler, in: &storage)
+    if overridesName || context.operationTaskConfiguration.name == nil {
+      context.operationTaskConfiguration.name = Self.defaultTaskName(suffix: name, in: &storage)
+    }
+    return context
   }
 
   @inlinable @inline(__always)
@@ -318,12 +368,26 @@ extension OperationStore {
 extension OperationContext {
   /// The store that is running the operation, inside a run.
   public var runningOperationStore: OpaqueOperationStore? {
-    get { self[RunningOperationStoreKey.self] }
-    set { self[RunningOperationStoreKey.self] = newValue }
+    get { self.storeRunEntry.store }
+    set { self.storeRunEntry.store = newValue }
   }
 
-  private enum RunningOperationStoreKey: Key {
-    static let defaultValue: OpaqueOperationStore? = nil
+  /// The order of the store's run that this context belongs to; `nil` outside a store's run.
+  @usableFromInline
+  package var storeRunOrder: StoreRunOrder? {
+    get { self.storeRunEntry.order }
+    set { self.storeRunEntry.order = newValue }
+  }
+
+  /// The running store and its run's order, in one entry, as each run sets both.
+  @usableFromInline
+  var storeRunEntry: StoreRunEntry {
+    get { self[StoreRunEntryKey.self] }
+    set { self[StoreRunEntryKey.self] = newValue }
+  }
+
+  private enum StoreRunEntryKey: Key {
+    static let defaultValue = StoreRunEntry(store: nil, order: nil)
   }
 
   @usableFromInline
@@ -363,6 +427,19 @@ extension OperationContext {
 
   private enum OperationEventSinkKey: Key {
     static let defaultValue: OperationEventSink? = nil
+  }
+}
+
+/// The store that runs an operation and the order of its run, carried in the run's context.
+@usableFromInline
+struct StoreRunEntry: Sendable {
+  @usableFromInline var store: OpaqueOperationStore?
+  @usableFromInline var order: StoreRunOrder?
+
+  @inlinable
+  init(store: OpaqueOperationStore?, order: StoreRunOrder?) {
+    self.store = store
+    self.order = order
   }
 }
 

@@ -68,7 +68,10 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     // the others sit at offsets known at compile time: the store's generic code then reaches them
     // without asking the runtime for `Storage<State>`'s metadata, which costs a fetch hundreds of
     // instructions a time.
-    @usableFromInline var context: OperationContext
+    @usableFromInline var context: OperationContext {
+      // NB: The run contexts are made from this context, so they go with it.
+      didSet { self.runContexts.removeAll() }
+    }
     /// Which runs are in flight and whose results reach the state, the invalidation, the
     /// mutations protecting the store, the number of subscribers and the collection timer.
     @usableFromInline var runs = Runs()
@@ -80,6 +83,9 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     @usableFromInline var taskNames = [(suffix: String, name: String)]()
     /// The event sink of runs without a handler of their own, made once.
     @usableFromInline var eventSink: OperationEventSink?
+    /// The contexts of runs made with the store's context and no handler, by task name suffix,
+    /// made once: each such run adds only its own entry (see `makeTask`), where it added five.
+    @usableFromInline var runContexts = [RunContext]()
     /// The subscriptions of the context's controllers, released (and so cancelled) with the store.
     var controllerSubscriptions = [OperationSubscription]()
     /// The type of operation that finds this store in a client; see `lookupOperationType`.
@@ -93,6 +99,21 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
 
     /// Whether the store can be collected once unobserved: it belongs to a client and its
     /// context has a collection delay.
+    /// The context of runs with one task name suffix, before each run's own entry.
+    @usableFromInline
+    struct RunContext: Sendable {
+      @usableFromInline let suffix: String
+      @usableFromInline let overridesName: Bool
+      @usableFromInline let context: OperationContext
+
+      @inlinable
+      init(suffix: String, overridesName: Bool, context: OperationContext) {
+        self.suffix = suffix
+        self.overridesName = overridesName
+        self.context = context
+      }
+    }
+
     @usableFromInline var canCollect: Bool {
       self.context.collectionDelay != nil && self.context.operationClient != nil
     }

@@ -48,6 +48,67 @@ package struct StoreRunStateMachine<RunTask: Sendable, Timer: Sendable, EffectEn
     init() {}
   }
 
+  /// The runs in flight by number. One run sits in a slot of its own, the others in a
+  /// dictionary: a store seldom has more than one run in flight, and the slot spares each of its
+  /// runs three hashes and a dictionary's insertion and removal.
+  @usableFromInline
+  struct RunTable: Sendable {
+    @usableFromInline var first: (number: Int, run: Run)?
+    @usableFromInline var others = [Int: Run]()
+
+    @inlinable
+    init() {}
+
+    /// Adds run `number`, which is not in the table.
+    @inlinable
+    mutating func insert(_ run: Run, for number: Int) {
+      if self.first == nil {
+        self.first = (number, run)
+      } else {
+        self.others[number] = run
+      }
+    }
+
+    /// Whether run `number` is in the table.
+    @inlinable
+    func contains(_ number: Int) -> Bool {
+      if let first = self.first, first.number == number { return true }
+      return !self.others.isEmpty && self.others[number] != nil
+    }
+
+    /// Changes run `number`, if it is in the table.
+    @inlinable
+    mutating func update(_ number: Int, _ body: (inout Run) -> Void) {
+      if self.first?.number == number {
+        body(&self.first!.run)
+      } else if !self.others.isEmpty, self.others[number] != nil {
+        body(&self.others[number]!)
+      }
+    }
+
+    /// Removes run `number` and returns it; `nil` when it is not in the table.
+    @inlinable
+    mutating func remove(_ number: Int) -> Run? {
+      if let first = self.first, first.number == number {
+        self.first = nil
+        return first.run
+      }
+      return self.others.isEmpty ? nil : self.others.removeValue(forKey: number)
+    }
+
+    /// Calls `body` with each run, in no particular order.
+    func forEach(_ body: (Run) -> Void) {
+      if let first = self.first { body(first.run) }
+      for run in self.others.values { body(run) }
+    }
+
+    /// Changes every run.
+    mutating func updateEach(_ body: (inout Run) -> Void) {
+      if self.first != nil { body(&self.first!.run) }
+      for number in self.others.keys { body(&self.others[number]!) }
+    }
+  }
+
   /// The effects of one run, in the order they started.
   @usableFromInline
   struct Effects: Sendable {
@@ -67,7 +128,7 @@ package struct StoreRunStateMachine<RunTask: Sendable, Timer: Sendable, EffectEn
   @usableFromInline var resultFloor = 0
 
   /// The runs created and not yet returned, by number.
-  @usableFromInline var runs = [Int: Run]()
+  @usableFromInline var runs = RunTable()
 
   /// The number of runs in ``runs`` that count.
   @usableFromInline package internal(set) var runsInFlightCount = 0
@@ -130,7 +191,7 @@ extension StoreRunStateMachine {
   package mutating func createRun() -> StoreRunOrder {
     let number = self.nextRunNumber
     self.nextRunNumber &+= 1
-    self.runs[number] = Run()
+    self.runs.insert(Run(), for: number)
     self.runsInFlightCount += 1
     return StoreRunOrder(sequence: number, floor: self.resultFloor)
   }
@@ -138,13 +199,13 @@ extension StoreRunStateMachine {
   /// The task of run `number` exists: ``runsToCancel`` cancels it.
   @inlinable
   package mutating func attach(_ task: RunTask, toRun number: Int) {
-    self.runs[number]?.task = task
+    self.runs.update(number) { $0.task = task }
   }
 
   /// Whether run `number` has returned; a yield then comes too late.
   @inlinable
   package func hasReturned(_ number: Int) -> Bool {
-    self.runs[number] == nil
+    !self.runs.contains(number)
   }
 
   /// A run yields a result: whether it reaches the state.
@@ -183,7 +244,7 @@ extension StoreRunStateMachine {
     canCollect: Bool
   ) -> ReturnAction {
     var action = ReturnAction()
-    if let run = self.runs.removeValue(forKey: number), run.isCounted {
+    if let run = self.runs.remove(number), run.isCounted {
       self.runsInFlightCount -= 1
     }
     if number >= self.resetFloor {
@@ -209,7 +270,11 @@ extension StoreRunStateMachine {
 
   /// The tasks of the runs in flight, to cancel.
   package var runsToCancel: [RunTask] {
-    self.runs.values.compactMap { $0.isCounted ? $0.task : nil }
+    var tasks = [RunTask]()
+    self.runs.forEach { run in
+      if run.isCounted, let task = run.task { tasks.append(task) }
+    }
+    return tasks
   }
 
   /// The store is reset: every run in flight is superseded and stops counting, and the
@@ -218,9 +283,7 @@ extension StoreRunStateMachine {
     self.resetFloor = self.nextRunNumber
     self.resultFloor = self.nextRunNumber
     self.invalidatedFrom = nil
-    for number in self.runs.keys {
-      self.runs[number]?.isCounted = false
-    }
+    self.runs.updateEach { $0.isCounted = false }
     self.runsInFlightCount = 0
   }
 

@@ -503,6 +503,32 @@ import Testing
     try await task.runIfNeeded()
   }
 
+  @Test func `A Run After The Store's Context Changes Sees The New Context`() async throws {
+    let store = OperationStore.detached(
+      query: ContextReadingQuery { context in context.operationTaskConfiguration.name },
+      initialValue: nil
+    )
+    let defaultName = "OperationStore<QueryState<Optional<String>, Error>> Task"
+    #expect(try await store.fetch() == defaultName)
+    store.context.operationTaskConfiguration.name = "Renamed"
+    #expect(try await store.fetch() == "Renamed")
+    store.context.operationTaskConfiguration.name = nil
+    #expect(try await store.fetch() == defaultName)
+  }
+
+  @Test func `A Run With A Context Of Its Own Leaves Other Runs The Store's Context`() async throws {
+    let store = OperationStore.detached(
+      query: ContextReadingQuery { context in context.operationTaskConfiguration.name },
+      initialValue: nil
+    )
+    let defaultName = "OperationStore<QueryState<Optional<String>, Error>> Task"
+    #expect(try await store.fetch() == defaultName)
+    var context = store.context
+    context.operationTaskConfiguration.name = "Own"
+    #expect(try await store.fetch(using: context) == "Own")
+    #expect(try await store.fetch() == defaultName)
+  }
+
   @Test func `Running Operation Store Is The Store Inside The Query`() async throws {
     let store = OperationStore.detached(
       query: ContextReadingQuery(path: ["reading", 1]) { context in
