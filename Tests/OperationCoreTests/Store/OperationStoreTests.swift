@@ -516,7 +516,7 @@ import Testing
     #expect(try await store.fetch() == defaultName)
   }
 
-  @Test func `A Run With A Context Of Its Own Leaves Other Runs The Store's Context`() async throws {
+  @Test func `A Run Given A Context Leaves Later Runs The Store's Context`() async throws {
     let store = OperationStore.detached(
       query: ContextReadingQuery { context in context.operationTaskConfiguration.name },
       initialValue: nil
