@@ -20,7 +20,13 @@
 /// operation returns. A yield after the operation returned is ignored and reported as an issue;
 /// to change a store's value outside a run, set its ``OperationStore/currentValue`` instead.
 public struct OperationContinuation<Value, Failure: Error>: Sendable {
-  private let onResult: @Sendable (sending Result<Value, Failure>, OperationContext?) -> Void
+  private let destination: Destination
+
+  /// Where the yielded results go.
+  private enum Destination: Sendable {
+    case closure(@Sendable (sending Result<Value, Failure>, OperationContext?) -> Void)
+    case receiver(any OperationResultReceiver<Value, Failure>)
+  }
 
   /// Creates a continuation that forwards every yielded result to a closure.
   ///
@@ -28,7 +34,16 @@ public struct OperationContinuation<Value, Failure: Error>: Sendable {
   public init(
     onResult: @escaping @Sendable (sending Result<Value, Failure>, OperationContext?) -> Void
   ) {
-    self.onResult = onResult
+    self.destination = .closure(onResult)
+  }
+
+  /// Creates a continuation that forwards every yielded result to an object.
+  ///
+  /// A store's run receives its operation's yields itself: that spares each run a closure, and
+  /// the thunk that adapts a closure made for concrete types to the continuation's generic ones.
+  @usableFromInline
+  package init(receiver: any OperationResultReceiver<Value, Failure>) {
+    self.destination = .receiver(receiver)
   }
 
   /// Yields a value.
@@ -58,6 +73,21 @@ public struct OperationContinuation<Value, Failure: Error>: Sendable {
     with result: sending Result<Value, Failure>,
     using context: OperationContext? = nil
   ) {
-    self.onResult(result, context)
+    switch self.destination {
+    case .closure(let onResult): onResult(result, context)
+    case .receiver(let receiver): receiver.receive(result, context: context)
+    }
   }
+}
+
+/// Receives the results that an operation yields to its ``OperationContinuation``.
+@usableFromInline
+package protocol OperationResultReceiver<Value, Failure>: AnyObject, Sendable {
+  /// The type of the yielded values.
+  associatedtype Value
+  /// The type of the yielded errors.
+  associatedtype Failure: Error
+
+  /// Receives a yielded result and the context it was yielded with, if any.
+  func receive(_ result: sending Result<Value, Failure>, context: OperationContext?)
 }

@@ -94,8 +94,11 @@ extension OperationWarning {
 /// same store or of others, in the operation's own task or in tasks that it creates, such as the
 /// shared task of a deduplicated run) find it. A run that finds its own store along the chain is
 /// part of a cycle.
+// NB: `@unchecked Sendable` is safe because every stored property, here and in the one subclass
+// (`YieldingStoreRun`), is a `let` of a `Sendable` type; the class is not final only so that a
+// store's run can be its operation's continuation too, in one allocation.
 @usableFromInline
-final class StoreRun: Sendable {
+class StoreRun: @unchecked Sendable {
   /// The run inside which this run started, in the current task tree; `nil` for a run started
   /// outside any run.
   ///

@@ -212,20 +212,16 @@ extension OperationStore {
         self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
       }
     }
-    let run = StoreRun(store: self, enclosing: StoreRun.current)
+    let run = YieldingStoreRun(
+      store: self,
+      enclosing: StoreRun.current,
+      task: task,
+      sequence: sequence,
+      handler: handler
+    )
     // NB: Checked only inside another run, which costs a fetch from outside any run nothing.
     let cycle = run.enclosing == nil ? nil : run.cycle
-    let continuation = OperationContinuation<State.OperationValue, State.Failure> {
-      result,
-      yieldContext in
-      self.receive(
-        result,
-        context: yieldContext ?? context,
-        for: task,
-        sequence: sequence,
-        handler: handler
-      )
-    }
+    let continuation = OperationContinuation<State.OperationValue, State.Failure>(receiver: run)
     // NB: A run that is part of a cycle fails at once (see `OperationCycleError`); instruments
     // still see it, as a run that failed. Every other run is the current run of its task while
     // its operation runs, so that the runs the operation starts find it.
@@ -360,6 +356,51 @@ extension OperationStore {
       }
       self.notifyStateChanged(storage, runHandler: handler)
     }
+  }
+}
+
+// MARK: - Yields
+
+/// A store's run that receives its operation's yields, so that the run and its continuation are
+/// one allocation.
+// NB: `@unchecked Sendable` is safe for the reason `StoreRun` gives: every stored property is a
+// `let` of a `Sendable` type.
+@usableFromInline
+final class YieldingStoreRun<State: OperationState & Sendable>: StoreRun,
+  OperationResultReceiver, @unchecked Sendable
+{
+  @usableFromInline let operationStore: OperationStore<State>
+  @usableFromInline let task: OperationTask<State.OperationValue, State.Failure>
+  @usableFromInline let sequence: Int
+  @usableFromInline let handler: RunEventHandler?
+
+  @inlinable
+  init(
+    store: OperationStore<State>,
+    enclosing: StoreRun?,
+    task: OperationTask<State.OperationValue, State.Failure>,
+    sequence: Int,
+    handler: RunEventHandler?
+  ) {
+    self.operationStore = store
+    self.task = task
+    self.sequence = sequence
+    self.handler = handler
+    super.init(store: store, enclosing: enclosing)
+  }
+
+  @inlinable
+  func receive(
+    _ result: sending Result<State.OperationValue, State.Failure>,
+    context: OperationContext?
+  ) {
+    self.operationStore.receive(
+      result,
+      context: context ?? self.task.context,
+      for: self.task,
+      sequence: self.sequence,
+      handler: self.handler
+    )
   }
 }
 

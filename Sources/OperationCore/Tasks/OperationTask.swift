@@ -362,8 +362,11 @@ final class OperationTaskCore: Sendable {
       if let task = state.task {
         return (task, false, false)
       }
+      // NB: Dependencies are added only before the task starts, so they are read here, under
+      // the lock that starts it, rather than by the task under the lock once more.
+      let dependencies = state.dependencies
       let task = Task(configuration: context.operationTaskConfiguration) {
-        await self.execute(context: context)
+        await self.execute(context: context, dependencies: dependencies)
       }
       state.task = task
       return (task, true, state.isCancelled)
@@ -383,8 +386,10 @@ final class OperationTaskCore: Sendable {
     task?.cancel()
   }
 
-  private func execute(context: OperationContext) async -> Result<any Sendable, any Error> {
-    let dependencies = self.state.withLock { $0.dependencies }
+  private func execute(
+    context: OperationContext,
+    dependencies: [Dependency]
+  ) async -> Result<any Sendable, any Error> {
     if !dependencies.isEmpty {
       await withTaskGroup(of: Void.self) { group in
         for dependency in dependencies {
