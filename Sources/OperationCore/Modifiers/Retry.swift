@@ -100,31 +100,40 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
     let maxRetries = max(context.operationMaxRetries, 0)
     let budget = context.operationRetryBudget
     budget?.recordFirstAttempt(at: context.operationClock.now())
+    // NB: Each attempt of a run that may retry is work that instruments observe. Without
+    // instruments (most stores), an attempt is the operation's call itself, with no
+    // `Result<Value, Failure>`: this code is not specialized, and each use of that type asked
+    // the runtime for its metadata.
+    let observesAttempts = maxRetries > 0 && !context.operationInstruments.isEmpty
     var index = 0
     while true {
-      // NB: Each attempt of a run that may retry is work that instruments observe.
-      let result =
-        maxRetries == 0
-        ? await Self.attempt(operation, isolation: isolation, in: context, with: continuation)
-        : await context.performWork(.attempt(index + 1)) {
+      let error: Operation.Failure
+      if observesAttempts {
+        let result = await context.performWork(.attempt(index + 1)) {
           await Self.attempt(operation, isolation: isolation, in: context, with: continuation)
         }
-      switch result {
-      case .success(let value):
-        return value
-      case .failure(let error):
-        guard index < maxRetries, self.shouldRetry(index + 1, error) else { throw error }
-        if let budget, !budget.tryRetry(at: context.operationClock.now()) {
-          context.record(.retryRefusedByBudget(budget: budget.name))
-          throw error
+        switch result {
+        case .success(let value): return value
+        case .failure(let failure): error = failure
         }
-        context.record(.retried(attempt: index + 1))
-        try? await context.operationDelayer.delay(
-          for: context.operationBackoffFunction(index + 1, after: error)
-        )
-        context.operationRetryIndex = index
-        index += 1
+      } else {
+        do throws(Operation.Failure) {
+          return try await operation.run(isolation: isolation, in: context, with: continuation)
+        } catch let failure {
+          error = failure
+        }
       }
+      guard index < maxRetries, self.shouldRetry(index + 1, error) else { throw error }
+      if let budget, !budget.tryRetry(at: context.operationClock.now()) {
+        context.record(.retryRefusedByBudget(budget: budget.name))
+        throw error
+      }
+      context.record(.retried(attempt: index + 1))
+      try? await context.operationDelayer.delay(
+        for: context.operationBackoffFunction(index + 1, after: error)
+      )
+      context.operationRetryIndex = index
+      index += 1
     }
   }
 

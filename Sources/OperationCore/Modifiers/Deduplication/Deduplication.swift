@@ -47,7 +47,7 @@ where Operation.Value: Sendable {
   public func setup(context: inout OperationContext, using operation: Operation) {
     // NB: Each store (or runner) sets its operation up once, so the storage is per store.
     context.deduplicationStorages.append(
-      (self.identity, DeduplicationStorage<Operation.Value, Operation.Failure>())
+      (self.identity, DeduplicationStorage(failure: Operation.Failure.self))
     )
     operation.setup(context: &context)
   }
@@ -63,7 +63,7 @@ where Operation.Value: Sendable {
   ) async throws(Operation.Failure) -> Operation.Value {
     guard
       let storage = context.deduplicationStorages.last(where: { $0.identity == self.identity })?
-        .storage as? DeduplicationStorage<Operation.Value, Operation.Failure>
+        .storage
     else {
       return try await operation.run(isolation: isolation, in: context, with: continuation)
     }
@@ -75,7 +75,7 @@ where Operation.Value: Sendable {
     if pagingRequest != nil || context.deduplicationPagingRequest != nil {
       context.deduplicationPagingRequest = pagingRequest
     }
-    return try await storage.wait(
+    let outcome = await storage.wait(
       isolation: isolation,
       context: context,
       isDuplicate: self.isDuplicate
@@ -98,7 +98,13 @@ where Operation.Value: Sendable {
         }
       }
     }
-    .get()
+    // NB: The storage of this modifier's identity only ever holds results of `operation`, and a
+    // cancelled caller's `CancellationError` only when `Operation.Failure` can hold it, so these
+    // casts cannot fail.
+    switch outcome {
+    case .success(let value): return value as! Operation.Value
+    case .failure(let error): throw error as! Operation.Failure
+    }
   }
 }
 
@@ -108,13 +114,13 @@ extension OperationContext {
   /// The record of runs in flight of each deduplication modifier of the store, by modifier.
   ///
   /// A store has one or two of these, so a small array costs less than a dictionary.
-  var deduplicationStorages: [(identity: Int, storage: any DeduplicationRecord)] {
+  var deduplicationStorages: [(identity: Int, storage: DeduplicationStorage)] {
     get { self[DeduplicationStoragesKey.self] }
     set { self[DeduplicationStoragesKey.self] = newValue }
   }
 
   private enum DeduplicationStoragesKey: Key {
-    static let defaultValue = [(identity: Int, storage: any DeduplicationRecord)]()
+    static let defaultValue = [(identity: Int, storage: DeduplicationStorage)]()
   }
 
   /// The paging request of a run in a paginated store, read when the run joins; `nil` for other

@@ -11,12 +11,15 @@ import Synchronization
 /// still joinable (the machine tells it to look again when runs started meanwhile).
 ///
 /// It is a value whose copies share one lock, so that every store pays for one allocation.
-struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
-  // NB: A waiter receives its run's result as `any Sendable`, so that the state machine's types
-  // do not depend on `Value` and `Failure`: the storage runs in unspecialized generic code, where
-  // every generic type it touches would cost a metadata lookup, while a machine over concrete
-  // types is specialized once. Each caller casts its result back once.
-  typealias Waiter = UnsafeContinuation<any Sendable, Never>
+struct DeduplicationStorage: Sendable {
+  // NB: The storage keeps its runs' results erased, so that neither it nor its state machine
+  // depends on the operation's value and failure types: the modifier runs in unspecialized
+  // generic code, where every generic type it touches (a `Result<Value, Failure>`, a storage
+  // generic over them) cost a metadata lookup, four per run. Each caller casts its value back
+  // once.
+  /// The result of a run, as its callers receive it.
+  typealias Outcome = Result<any Sendable, any Error>
+  typealias Waiter = UnsafeContinuation<Outcome, Never>
   typealias StateMachine = DeduplicationStateMachine<OperationContext, Waiter, Task<Void, Never>>
 
   /// Whether a cancelled caller stops waiting, which it does when `Failure` can hold
@@ -25,7 +28,8 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
 
   private let state: Lock<StateMachine>
 
-  init() {
+  /// Creates the storage of an operation whose errors are of type `failure`.
+  init<Failure: Error>(failure: Failure.Type) {
     // NB: Every store of a client makes one of these, so the common `any Error` is recognized
     // without a dynamic cast.
     let stopsWaitingOnCancellation =
@@ -34,13 +38,10 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
     self.state = Lock(StateMachine(stopsWaitingOnCancellation: stopsWaitingOnCancellation))
   }
 
-  /// The result of a cancelled caller; only asked for when `Failure` can hold
-  /// `CancellationError`.
-  private var cancellation: any Sendable {
-    guard let error = CancellationError() as? Failure else {
-      preconditionFailure("A caller stopped waiting though \(Failure.self) cannot be cancelled.")
-    }
-    return Result<Value, Failure>.failure(error)
+  /// The result of a cancelled caller; only asked for when the operation's failure type can hold
+  /// `CancellationError` (see `stopsWaitingOnCancellation`), so the caller's cast succeeds.
+  private var cancellation: Outcome {
+    .failure(CancellationError())
   }
 
   /// Joins a run in flight that `isDuplicate` accepts, or starts one with `startRun`, and waits
@@ -61,25 +62,8 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
     isolation: isolated (any Actor)?,
     context: OperationContext,
     isDuplicate: (OperationContext, OperationContext) -> Bool,
-    startRun: (_ finish: @escaping @Sendable (Result<Value, Failure>) -> Void) -> Task<Void, Never>
-  ) async -> Result<Value, Failure> {
-    let outcome = await self.waitForOutcome(
-      isolation: isolation,
-      context: context,
-      isDuplicate: isDuplicate,
-      startRun: startRun
-    )
-    // NB: Every outcome a waiter receives is a `Result<Value, Failure>` (see `finish` and
-    // `cancellation`).
-    return outcome as! Result<Value, Failure>
-  }
-
-  private func waitForOutcome(
-    isolation: isolated (any Actor)?,
-    context: OperationContext,
-    isDuplicate: (OperationContext, OperationContext) -> Bool,
-    startRun: (_ finish: @escaping @Sendable (Result<Value, Failure>) -> Void) -> Task<Void, Never>
-  ) async -> any Sendable {
+    startRun: (_ finish: @escaping @Sendable (Outcome) -> Void) -> Task<Void, Never>
+  ) async -> Outcome {
     let waiter = nextDeduplicationWaiter.add(1, ordering: .relaxed).newValue
     guard self.stopsWaitingOnCancellation else {
       return await withUnsafeContinuation { continuation in
@@ -112,7 +96,7 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
     _ continuation: Waiter,
     context: OperationContext,
     isDuplicate: (OperationContext, OperationContext) -> Bool,
-    startRun: (_ finish: @escaping @Sendable (Result<Value, Failure>) -> Void) -> Task<Void, Never>
+    startRun: (_ finish: @escaping @Sendable (Outcome) -> Void) -> Task<Void, Never>
   ) {
     var horizon = 0
     // NB: A run of a store never joins a run that the store started before its latest
@@ -160,7 +144,7 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
 
   private func start(
     _ run: Int,
-    startRun: (_ finish: @escaping @Sendable (Result<Value, Failure>) -> Void) -> Task<Void, Never>
+    startRun: (_ finish: @escaping @Sendable (Outcome) -> Void) -> Task<Void, Never>
   ) {
     let task = startRun { result in self.finish(run, with: result) }
     let action = self.state.withLock { $0.taskCreated(task, for: run) }
@@ -170,9 +154,8 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
     }
   }
 
-  private func finish(_ run: Int, with result: Result<Value, Failure>) {
+  private func finish(_ run: Int, with outcome: Outcome) {
     let waiters = self.state.withLock { $0.finish(run) }
-    let outcome: any Sendable = result
     for waiter in waiters {
       waiter.resume(returning: outcome)
     }
@@ -192,14 +175,9 @@ struct DeduplicationStorage<Value: Sendable, Failure: Error>: Sendable {
   }
 }
 
-extension DeduplicationStorage: DeduplicationRecord {
-  var isLocked: Bool { self.state.isLocked }
-}
-
-/// What the context keeps of each deduplication modifier's storage, whatever its types.
-protocol DeduplicationRecord: Sendable {
+extension DeduplicationStorage {
   /// Whether some thread holds the storage's lock now.
-  var isLocked: Bool { get }
+  var isLocked: Bool { self.state.isLocked }
 }
 
 /// Identifies the callers waiting for deduplicated runs, across every store.
