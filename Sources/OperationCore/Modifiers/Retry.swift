@@ -108,20 +108,18 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
     var index = 0
     while true {
       let error: Operation.Failure
-      if observesAttempts {
-        let result = await context.performWork(.attempt(index + 1)) {
-          await Self.attempt(operation, isolation: isolation, in: context, with: continuation)
-        }
-        switch result {
-        case .success(let value): return value
-        case .failure(let failure): error = failure
-        }
-      } else {
-        do throws(Operation.Failure) {
-          return try await operation.run(isolation: isolation, in: context, with: continuation)
-        } catch let failure {
-          error = failure
-        }
+      do throws(Operation.Failure) {
+        return observesAttempts
+          ? try await Self.observedAttempt(
+            index + 1,
+            of: operation,
+            isolation: isolation,
+            in: context,
+            with: continuation
+          )
+          : try await operation.run(isolation: isolation, in: context, with: continuation)
+      } catch let failure {
+        error = failure
       }
       guard index < maxRetries, self.shouldRetry(index + 1, error) else { throw error }
       if let budget, !budget.tryRetry(at: context.operationClock.now()) {
@@ -135,6 +133,22 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
       context.operationRetryIndex = index
       index += 1
     }
+  }
+
+  /// Runs attempt `number` of `operation` as work that the context's instruments observe.
+  // NB: A function of its own, so that the `Result<Value, Failure>` that instruments need is
+  // looked up only when there are instruments.
+  private static func observedAttempt(
+    _ number: Int,
+    of operation: Operation,
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Operation.Value, Operation.Failure>
+  ) async throws(Operation.Failure) -> Operation.Value {
+    try await context.performWork(.attempt(number)) {
+      await Self.attempt(operation, isolation: isolation, in: context, with: continuation)
+    }
+    .get()
   }
 
   private static func attempt(
