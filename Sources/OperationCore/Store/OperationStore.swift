@@ -97,8 +97,6 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
     /// The value under the optimistic changes in flight, and the changes.
     var optimistic = MutationProtection<State.StateValue>()
 
-    /// Whether the store can be collected once unobserved: it belongs to a client and its
-    /// context has a collection delay.
     /// The context of runs with one task name suffix, before each run's own entry.
     @usableFromInline
     struct RunContext: Sendable {
@@ -114,6 +112,8 @@ public final class OperationStore<State: OperationState & Sendable>: OperationPa
       }
     }
 
+    /// Whether the store can be collected once unobserved: it belongs to a client and its
+    /// context has a collection delay.
     @usableFromInline var canCollect: Bool {
       self.context.collectionDelay != nil && self.context.operationClient != nil
     }
