@@ -35,6 +35,49 @@ public struct SequentialFetches: Sendable {
   }
 }
 
+/// What (1) cannot cost less than, built from the concurrency runtime alone: a task named as a
+/// store's run is, awaited under a cancellation handler, that binds a task local (as a run makes
+/// itself the current run) and calls an actor once (as a run calls its operation on the store's
+/// actor).
+public struct FetchFloor: Sendable {
+  private let actor = FloorActor()
+
+  /// Creates the scenario.
+  public init() {}
+
+  /// Makes `count` such tasks, one after the other.
+  public func run(count: Int) async {
+    for _ in 0..<count {
+      let actor = self.actor
+      let task = Task(name: "OperationStore<QueryState<Int, Error>> Task") {
+        await FloorRun.$current.withValue(FloorRun(enclosing: FloorRun.current)) {
+          await actor.value()
+        }
+      }
+      keep(
+        await withTaskCancellationHandler {
+          await task.value
+        } onCancel: {
+        }
+      )
+    }
+  }
+}
+
+private actor FloorActor {
+  func value() -> Int { 1 }
+}
+
+private final class FloorRun: Sendable {
+  @TaskLocal static var current: FloorRun?
+
+  let enclosing: FloorRun?
+
+  init(enclosing: FloorRun?) {
+    self.enclosing = enclosing
+  }
+}
+
 // MARK: - (3): concurrent deduplicated fetches
 
 /// The figures of ``concurrentDeduplicatedFetches(count:bodyDuration:)``.

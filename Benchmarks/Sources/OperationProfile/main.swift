@@ -13,8 +13,8 @@ import OperationBenchmarkSupport
 
 let usage = """
   usage: OperationProfile <scenario> [count]
-  scenarios: fetch, fetch-defaults, concurrent, stores, matching, matching-1m, subscribers, mutate,
-             pages, graph-chain, graph-fan-out, graph-dependencies, invalidate, invalidate-1m,
+  scenarios: fetch, fetch-floor, fetch-defaults, concurrent, stores, matching, matching-1m,
+             subscribers, mutate, pages, graph-chain, graph-fan-out, graph-dependencies, invalidate, invalidate-1m,
              selection, selection-plain, hydrate, hydrate-plain, write, write-fetch,
              write-fetch-plain, write-flush, write-replacing-flush, write-single-flush,
              write-unbounded, fetch-persisted, fetch-persisted-delay, flush-persisted,
@@ -78,6 +78,10 @@ func run(_ scenario: String) async throws {
     _ = try await measure("(14) fetch, one subscriber with onStateChanged", count: count) {
       try await fetches.run(count: count)
     }
+  case "fetch-floor":
+    let floor = FetchFloor()
+    let count = count ?? 100_000
+    _ = await measure("(1) the floor of a fetch", count: count) { await floor.run(count: count) }
   case "fetch-defaults":
     let fetches = SequentialFetches.throughDefaultModifiers()
     let count = count ?? 100_000
@@ -399,7 +403,8 @@ func run(_ scenario: String) async throws {
     )
   case "all":
     for scenario in [
-      "fetch", "fetch-defaults", "concurrent", "stores", "matching", "matching-1m", "subscribers",
+      "fetch", "fetch-floor", "fetch-defaults", "concurrent", "stores", "matching", "matching-1m",
+      "subscribers",
       "mutate", "pages", "graph-chain", "graph-fan-out", "graph-dependencies", "invalidate",
       "invalidate-1m", "selection", "selection-plain", "hydrate", "write", "fetch-persisted",
       "fetch-persisted-delay", "flush-persisted", "persisted-overhead",

@@ -117,7 +117,9 @@ extension _PaginatedStateProtocol {
     for request: Request,
     in context: OperationContext
   ) -> Paging<Request.PageID, Request.PageValue>? {
-    guard let pages = self._currentPages as? Pages<Request.PageID, Request.PageValue>,
+    // NB: Through `Any`: the compiler warns that a cast between two specializations of one
+    // generic type always fails, though at run time the state's page types are the request's.
+    guard let pages = self._currentPages as Any as? Pages<Request.PageID, Request.PageValue>,
       let pagingRequest = self.pagingRequest(in: context) as? PagingRequest<Request.PageID>
     else { return nil }
     let pageId =
