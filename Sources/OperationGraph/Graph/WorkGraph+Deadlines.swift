@@ -71,14 +71,14 @@ extension WorkGraph {
       return continuation
     }
     if let info = abandoned.info {
-      // NB: After the did-finish observers, as in `runNode(_:)`.
       for observer in abandoned.observers {
         observer.didFinish(info, outcome: abandoned.outcome)
       }
-      self.perform(continuation.actions)
+    }
+    // NB: After the did-finish observers, as in `runNode(_:)`.
+    self.perform(continuation.actions)
+    if abandoned.info != nil {
       self.perform(self.state.withLock { $0.machine.settled(index) })
-    } else {
-      self.perform(continuation.actions)
     }
   }
 

@@ -170,6 +170,35 @@ import Testing
     #expect(try await second.value == 1)
   }
 
+  @Test(arguments: [Result<Int?, TestError>.success(nil), .failure(TestError(message: "Shared"))])
+  func `Every Caller Of A Shared Run Gets Its Result As The Operation Returned It`(
+    result: Result<Int?, TestError>
+  ) async throws {
+    let gate = Gate()
+    let joins = JoinRecorder()
+    var context = OperationContext()
+    context.deduplicationJoinObserver = joins.record
+    let runner = OperationRunner(
+      operation: GatedResultOperation(gate: gate, result: result).deduplicated(),
+      initialContext: context
+    )
+    let outcome: @Sendable () async -> Result<Int?, TestError> = {
+      do throws(TestError) {
+        return .success(try await runner.run())
+      } catch {
+        return .failure(error)
+      }
+    }
+    let first = Task { await outcome() }
+    await joins.wait(for: 1)
+    let second = Task { await outcome() }
+    await joins.wait(for: 2)
+    gate.open()
+    #expect(await first.value == result)
+    #expect(await second.value == result)
+    #expect(joins.joins == [.started, .joined])
+  }
+
   // MARK: - What the shared run keeps
 
   @Test func `The Duplicate Predicate Runs With No Library Lock Held`() async throws {
@@ -429,6 +458,21 @@ private struct TypedGatedOperation: OperationRequest, Sendable {
     let calls = self.counter.increment()
     await self.gate.wait()
     return Task.isCancelled ? -1 : calls
+  }
+}
+
+/// An operation with a typed failure that waits for its gate, then returns a given result.
+private struct GatedResultOperation: OperationRequest, Sendable {
+  let gate: Gate
+  let result: Result<Int?, TestError>
+
+  func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int?, TestError>
+  ) async throws(TestError) -> Int? {
+    await self.gate.wait()
+    return try self.result.get()
   }
 }
 
