@@ -16,7 +16,7 @@ extension OperationRequest where Value: Sendable {
   ///
   /// - Returns: The modified operation.
   public func deduplicated() -> ModifiedOperation<Self, _DeduplicationModifier<Self>> {
-    self.deduplicated { $0.hasSamePagingRequest(as: $1) }
+    self.modifier(_DeduplicationModifier(isDuplicate: nil))
   }
 
   /// Makes concurrent runs that a predicate calls duplicates share one run of the operation.
@@ -36,10 +36,13 @@ extension OperationRequest where Value: Sendable {
 /// The modifier behind ``OperationRequest/deduplicated()``.
 public struct _DeduplicationModifier<Operation: OperationRequest>: OperationModifier, Sendable
 where Operation.Value: Sendable {
-  let isDuplicate: @Sendable (OperationContext, OperationContext) -> Bool
+  /// The predicate of ``OperationRequest/deduplicated(by:)``; `nil` for
+  /// ``OperationRequest/deduplicated()``, whose runs are duplicates when their paging requests
+  /// are equal.
+  let isDuplicate: (@Sendable (OperationContext, OperationContext) -> Bool)?
   private let identity = nextDeduplicationIdentity.add(1, ordering: .relaxed).newValue
 
-  init(isDuplicate: @escaping @Sendable (OperationContext, OperationContext) -> Bool) {
+  init(isDuplicate: (@Sendable (OperationContext, OperationContext) -> Bool)?) {
     self.isDuplicate = isDuplicate
   }
 
@@ -61,13 +64,35 @@ where Operation.Value: Sendable {
     using operation: Operation,
     with continuation: OperationContinuation<Operation.Value, Operation.Failure>
   ) async throws(Operation.Failure) -> Operation.Value {
-    guard
-      let storage = context.deduplicationStorages.last(where: { $0.identity == self.identity })?
-        .storage
-    else {
+    let storages = context.deduplicationStorages
+    guard let index = storages.lastIndex(where: { $0.identity == self.identity }) else {
+      return try await operation.run(isolation: isolation, in: context, with: continuation)
+    }
+    let storage = storages[index].storage
+    // NB: Inside the shared run of an enclosing `deduplicated()` of the same store, a
+    // `deduplicated()` has nothing to share: the enclosing one lets one run of each paging
+    // request through at a time, and it calls those runs duplicates just as this one does. So
+    // the run goes on in the enclosing shared run's task, which is a task this one would make
+    // again (same name, same priority), instead of in a task of its own. One race goes another
+    // way: a retry of a run that started before an invalidation, while a run that started after
+    // it is in flight, calls the operation instead of joining that run. The store refuses the
+    // older run's result either way.
+    if self.isDuplicate == nil,
+      let enclosing = context.enclosingSharedRun,
+      enclosing.isShared(by: storages[..<index], configuration: context.operationTaskConfiguration)
+    {
+      context.deduplicationJoinObserver?(.started)
       return try await operation.run(isolation: isolation, in: context, with: continuation)
     }
     var context = context
+    // NB: Only a shared run with a `deduplicated()` inside it says so in its context: the entry
+    // costs every run an allocation.
+    if self.isDuplicate == nil, index + 1 < storages.count {
+      context.enclosingSharedRun = EnclosingSharedRun(
+        storage: storage.id,
+        configuration: context.operationTaskConfiguration
+      )
+    }
     // NB: Read once, before joining: the paging request of a run in flight does not change until
     // it finishes. Most runs have none, and writing `nil` over nothing would copy the context for
     // no change.
@@ -78,7 +103,7 @@ where Operation.Value: Sendable {
     let outcome = await storage.wait(
       isolation: isolation,
       context: context,
-      isDuplicate: self.isDuplicate
+      isDuplicate: self.isDuplicate ?? { $0.hasSamePagingRequest(as: $1) }
     ) { [context] finish in
       // NB: The shared run is a task of its own, so that a caller that stops waiting does not
       // cancel it. It is created with the starting caller's task configuration (name, priority,
@@ -123,6 +148,17 @@ extension OperationContext {
     static let defaultValue = [(identity: Int, storage: DeduplicationStorage)]()
   }
 
+  /// The shared run of a `deduplicated()` that this run is part of, when a `deduplicated()` of
+  /// the same store sits inside it.
+  fileprivate var enclosingSharedRun: EnclosingSharedRun? {
+    get { self[EnclosingSharedRunKey.self] }
+    set { self[EnclosingSharedRunKey.self] = newValue }
+  }
+
+  private enum EnclosingSharedRunKey: Key {
+    static let defaultValue: EnclosingSharedRun? = nil
+  }
+
   /// The paging request of a run in a paginated store, read when the run joins; `nil` for other
   /// operations, whose runs are all duplicates of each other.
   fileprivate var deduplicationPagingRequest: (any Hashable & Sendable)? {
@@ -141,5 +177,27 @@ extension OperationContext {
 
   private enum DeduplicationPagingRequestKey: Key {
     static let defaultValue: (any Hashable & Sendable)? = nil
+  }
+}
+
+/// The shared run of a `deduplicated()`, as the runs of the operation inside it see it.
+private struct EnclosingSharedRun: Sendable {
+  /// The ``DeduplicationStorage/id`` of the enclosing modifier's storage.
+  let storage: Int
+  /// The configuration that the shared run's task was made with.
+  let configuration: OperationTaskConfiguration
+
+  /// Whether the shared run belongs to one of `storages`, the `deduplicated()`s that enclose a
+  /// `deduplicated()` in its store, and runs in a task like the one that a run with
+  /// `configuration` would make.
+  func isShared(
+    by storages: ArraySlice<(identity: Int, storage: DeduplicationStorage)>,
+    configuration: OperationTaskConfiguration
+  ) -> Bool {
+    // NB: Executor preferences cannot be compared, so a run with one keeps a task of its own.
+    self.configuration.executorPreference == nil && configuration.executorPreference == nil
+      && self.configuration.name == configuration.name
+      && self.configuration.priority == configuration.priority
+      && storages.contains { $0.storage.id == self.storage }
   }
 }

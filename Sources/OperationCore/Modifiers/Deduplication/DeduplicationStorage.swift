@@ -28,6 +28,9 @@ struct DeduplicationStorage: Sendable {
 
   private let state: Lock<StateMachine>
 
+  /// Tells this storage from the storages of other stores and modifiers.
+  let id = nextDeduplicationStorage.add(1, ordering: .relaxed).newValue
+
   /// Creates the storage of an operation whose errors are of type `failure`.
   init<Failure: Error>(failure: Failure.Type) {
     // NB: Every store of a client makes one of these, so the common `any Error` is recognized
@@ -179,6 +182,9 @@ extension DeduplicationStorage {
   /// Whether some thread holds the storage's lock now.
   var isLocked: Bool { self.state.isLocked }
 }
+
+/// Identifies the storages of deduplicated operations, across every store.
+private let nextDeduplicationStorage = Atomic<Int>(0)
 
 /// Identifies the callers waiting for deduplicated runs, across every store.
 private let nextDeduplicationWaiter = Atomic<Int>(0)

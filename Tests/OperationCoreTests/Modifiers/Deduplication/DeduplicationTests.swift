@@ -5,10 +5,21 @@ import OperationTestSupport
 import Testing
 
 @Suite struct `Deduplication tests` {
-  @Test func `Concurrent Fetches Run The Query Once And Share Its Value`() async throws {
+  /// With two deduplications, the inner one sits inside the outer one's shared run, behind a
+  /// retry, and reports that run's start too.
+  @Test(arguments: [1, 2])
+  func `Concurrent Fetches Run The Query Once And Share Its Value`(
+    deduplications: Int
+  ) async throws {
     let gate = Gate()
     let query = CountingGatedQuery(gate: gate)
-    let store = OperationStore.detached(query: query.deduplicated(), initialValue: nil)
+    let store =
+      deduplications == 1
+      ? OperationStore.detached(query: query.deduplicated(), initialValue: nil)
+      : OperationStore.detached(
+        query: query.deduplicated().retry(limit: 0).deduplicated(),
+        initialValue: nil
+      )
     let joins = JoinRecorder()
     store.context.deduplicationJoinObserver = joins.record
     let first = store.fetchTask()
@@ -17,12 +28,17 @@ import Testing
     async let secondValue = second.runIfNeeded()
     // NB: Both callers are registered with the shared run before it may finish; opening the gate
     // earlier would let a late caller start a second run.
-    await joins.wait(for: 2)
+    await joins.wait(for: deduplications + 1)
     gate.open()
     #expect(try await firstValue == 1)
     #expect(try await secondValue == 1)
     #expect(query.counter.calls == 1)
-    #expect(joins.joins == [.started, .joined])
+    if deduplications == 1 {
+      #expect(joins.joins == [.started, .joined])
+    } else {
+      #expect(joins.joins.filter { $0 == .started }.count == 2)
+      #expect(joins.joins.filter { $0 == .joined }.count == 1)
+    }
   }
 
   @Test func `A Cancelled Waiter Stops Waiting While The Shared Run Goes On`() async throws {
@@ -238,6 +254,31 @@ import Testing
     let actor = RunActor()
     let runner = OperationRunner(operation: NonSendableQuery(expected: actor).deduplicated())
     #expect(try await runner.run(isolation: actor) == 1)
+  }
+
+  // MARK: - A deduplication inside another
+
+  @Test func `A Deduplication Inside Another Runs In A Task With Its Own Configuration`()
+    async throws
+  {
+    let query = TaskNameQuery().deduplicated().modifier(RenamingModifier(name: "Inner"))
+      .deduplicated()
+    var context = OperationContext()
+    context.operationTaskConfiguration.name = "Outer"
+    let runner = OperationRunner(operation: query, initialContext: context)
+    #expect(try await runner.run() == "Inner")
+  }
+
+  @Test func `A Deduplication Inside Another Runs In The Shared Run's Task When Both Agree`()
+    async throws
+  {
+    var context = OperationContext()
+    context.operationTaskConfiguration.name = "Shared Fetch"
+    let runner = OperationRunner(
+      operation: TaskNameQuery().deduplicated().deduplicated(),
+      initialContext: context
+    )
+    #expect(try await runner.run() == "Shared Fetch")
   }
 
   // MARK: - Paginated requests
@@ -486,6 +527,22 @@ private struct TaskNameQuery: QueryRequest, Sendable {
     with continuation: OperationContinuation<String?, any Error>
   ) async throws -> String? {
     Task.name
+  }
+}
+
+/// Names the tasks of the runs of the operation it modifies, as each run starts.
+private struct RenamingModifier<Operation: OperationRequest>: OperationModifier, Sendable {
+  let name: String
+
+  func run(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    using operation: Operation,
+    with continuation: OperationContinuation<Operation.Value, Operation.Failure>
+  ) async throws(Operation.Failure) -> Operation.Value {
+    var context = context
+    context.operationTaskConfiguration.name = self.name
+    return try await operation.run(isolation: isolation, in: context, with: continuation)
   }
 }
 
