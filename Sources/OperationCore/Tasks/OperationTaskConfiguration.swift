@@ -101,3 +101,34 @@ extension Task where Failure == Never {
     }
   }
 }
+
+extension Task where Failure == Never {
+  /// Creates a non-throwing task from an operation task configuration that starts at once, on the
+  /// calling thread, when the caller is on the task's actor (or the task has none), and runs there
+  /// until it first suspends.
+  ///
+  /// Where the system has no `Task.immediate`, or the configuration prefers an executor, it is an
+  /// ordinary task.
+  ///
+  /// - Parameters:
+  ///   - configuration: The name, priority and executor of the task.
+  ///   - operation: The work of the task.
+  @discardableResult
+  package static func immediate(
+    configuration: OperationTaskConfiguration,
+    @_inheritActorContext @_implicitSelfCapture operation:
+      sending @escaping @isolated(any) () async
+      -> Success
+  ) -> Self {
+    if configuration.executorPreference == nil,
+      #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
+    {
+      return Task.immediate(
+        name: configuration.name,
+        priority: configuration.priority,
+        operation: operation
+      )
+    }
+    return Task(configuration: configuration, operation: operation)
+  }
+}

@@ -207,7 +207,12 @@ import Testing
     let key = try PersistentQueryCache.key(for: ["numbers"], operationType: NumbersQuery.self)
     cache.save([1, 2], forKey: key, updatedAt: self.clock.now())
     try await cache.flush()
-    let store = self.client().store(for: NumbersQuery(value: [3]).persisted(in: cache))
+    // NB: The store does not fetch by itself when the test subscribes: a fetched value would race
+    // the saved one, and the newer one wins.
+    let store = self.client().store(
+      for: NumbersQuery(value: [3]).enableAutomaticRunning(onlyWhen: .always(false))
+        .persisted(in: cache)
+    )
     await storage.readStarted.wait()
     // NB: The read is held mid-way: the store exists, without the saved value yet.
     #expect(store.currentValue == nil)

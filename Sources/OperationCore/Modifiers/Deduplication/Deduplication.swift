@@ -110,7 +110,10 @@ where Operation.Value: Sendable {
       // executor), and it is isolated to `isolation`, as the caller is (a task closure that uses
       // the isolated parameter inherits it): it runs the operation there, so an operation that is
       // not `Sendable` never leaves its actor, and the compiler checks that nothing else crosses.
-      Task(configuration: context.operationTaskConfiguration) {
+      // It starts at once, on the caller's thread and actor, which the caller leaves only to wait
+      // for it: an operation that does not suspend finishes before the caller waits, with no
+      // thread hop, and one that does suspend has started by then.
+      Task.immediate(configuration: context.operationTaskConfiguration) {
         do throws(Operation.Failure) {
           let value = try await operation.run(
             isolation: isolation,

@@ -69,7 +69,7 @@ struct DeduplicationStorage: Sendable {
   ) async -> Outcome {
     let waiter = nextDeduplicationWaiter.add(1, ordering: .relaxed).newValue
     guard self.stopsWaitingOnCancellation else {
-      return await withUnsafeContinuation { continuation in
+      return await withUnsafeContinuation(isolation: isolation) { continuation in
         self.join(
           waiter,
           continuation,
@@ -80,7 +80,7 @@ struct DeduplicationStorage: Sendable {
       }
     }
     return await withTaskCancellationHandler {
-      await withUnsafeContinuation { continuation in
+      await withUnsafeContinuation(isolation: isolation) { continuation in
         self.join(
           waiter,
           continuation,

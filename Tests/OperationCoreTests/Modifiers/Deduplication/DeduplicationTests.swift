@@ -250,6 +250,17 @@ import Testing
     #expect(try await runner.run() == "Shared Fetch")
   }
 
+  @Test func `A Shared Run Starts On Its Caller's Thread Before The Caller Waits For It`()
+    async throws
+  {
+    let events = Lock([String]())
+    let query = LoggingQuery(events: events)
+    let store = OperationStore.detached(query: query.deduplicated(), initialValue: nil)
+    store.context.deduplicationJoinObserver = { join in events.withLock { $0.append("\(join)") } }
+    #expect(try await store.fetch() == 1)
+    #expect(events.withLock { $0 } == ["fetch", "started"])
+  }
+
   @Test func `A Non-Sendable Operation Runs On The Actor It Is Given`() async throws {
     let actor = RunActor()
     let runner = OperationRunner(operation: NonSendableQuery(expected: actor).deduplicated())
@@ -527,6 +538,22 @@ private struct TaskNameQuery: QueryRequest, Sendable {
     with continuation: OperationContinuation<String?, any Error>
   ) async throws -> String? {
     Task.name
+  }
+}
+
+/// A query that logs its runs, and returns 1.
+private struct LoggingQuery: QueryRequest, Sendable {
+  let events: Lock<[String]>
+
+  var path: OperationPath { ["logging"] }
+
+  func fetch(
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Int, any Error>
+  ) async throws -> Int {
+    self.events.withLock { $0.append("fetch") }
+    return 1
   }
 }
 
