@@ -1,3 +1,8 @@
+// NB: Over 600 lines, on purpose: one class that implements the storage protocol's requirements
+// for the query cache and the outbox, each with its SQL, its deadline and its errors beside it, and
+// the schema they share. What serves a fleet (invalidation log, fill leases, wake-ups) is in
+// `PostgresPersistence+Fleet.swift` and the `PostgresFleet` files.
+
 public import Foundation
 import Logging
 public import OperationCore

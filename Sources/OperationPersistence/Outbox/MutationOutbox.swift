@@ -1,3 +1,9 @@
+// NB: Over 600 lines, on purpose: one class, whose public surface (registering, resuming,
+// enqueueing, inspecting and managing entries) and the shell that performs its state machine's
+// actions share private state (the storage, the machine's lock, the timers, the claim). Split into
+// files, that state would have to be internal to the module. The machine, the types and the
+// durable mutations are in files of their own.
+
 public import Foundation
 @_spi(Warnings) public import OperationCore
 import OperationSynchronization

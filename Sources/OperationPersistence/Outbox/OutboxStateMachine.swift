@@ -1,3 +1,8 @@
+// NB: Over 600 lines, on purpose: one pure state machine, whose events (about twenty, each a short
+// function over the lanes) are read against the state they change and the rules listed below; its
+// synchronous and generated-sequence tests follow the same order. Its owner, `MutationOutbox`, is
+// in a file of its own.
+
 package import Foundation
 package import OperationCore
 
