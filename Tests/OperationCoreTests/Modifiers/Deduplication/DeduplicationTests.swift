@@ -250,7 +250,8 @@ import Testing
     #expect(try await runner.run() == "Shared Fetch")
   }
 
-  @Test func `A Shared Run Starts On Its Caller's Thread Before The Caller Waits For It`()
+  @Test(.enabled(if: hasImmediateTasks, "A shared run starts at once only with Task.immediate"))
+  func `A Shared Run Starts On Its Caller's Thread Before The Caller Waits For It`()
     async throws
   {
     let events = Lock([String]())
@@ -540,6 +541,14 @@ private struct TaskNameQuery: QueryRequest, Sendable {
     Task.name
   }
 }
+
+/// Whether the system has `Task.immediate`, with which a shared run starts on its caller's thread.
+private let hasImmediateTasks =
+  if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+    true
+  } else {
+    false
+  }
 
 /// A query that logs its runs, and returns 1.
 private struct LoggingQuery: QueryRequest, Sendable {
