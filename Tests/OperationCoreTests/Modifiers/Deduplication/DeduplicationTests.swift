@@ -281,18 +281,6 @@ import Testing
     #expect(try await runner.run() == "Inner")
   }
 
-  @Test func `A Deduplication Inside Another Runs In The Shared Run's Task When Both Agree`()
-    async throws
-  {
-    var context = OperationContext()
-    context.operationTaskConfiguration.name = "Shared Fetch"
-    let runner = OperationRunner(
-      operation: TaskNameQuery().deduplicated().deduplicated(),
-      initialContext: context
-    )
-    #expect(try await runner.run() == "Shared Fetch")
-  }
-
   // MARK: - Paginated requests
 
   /// A deduplicated paginated store whose runs count their joins, and its request.
