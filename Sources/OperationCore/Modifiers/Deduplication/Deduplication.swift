@@ -77,7 +77,9 @@ where Operation.Value: Sendable {
     // way: a retry of a run that started before an invalidation, while a run that started after
     // it is in flight, calls the operation instead of joining that run. The store refuses the
     // older run's result either way.
-    if self.isDuplicate == nil,
+    // NB: Only a `deduplicated()` behind another of its store looks: a store's only or outermost
+    // one, which most runs pass through, reads nothing more from the context.
+    if self.isDuplicate == nil, index > 0,
       let enclosing = context.enclosingSharedRun,
       enclosing.isShared(by: storages[..<index], configuration: context.operationTaskConfiguration)
     {
