@@ -308,7 +308,7 @@ final class OperationTaskCore: Sendable {
   }
 
   private struct State {
-    var task: Task<Result<any Sendable, any Error>, Never>?
+    var task: Task<Result<any Sendable, any Error>, any Error>?
     var result: Result<any Sendable, any Error>?
     var isCancelled = false
     var info: OperationTaskInfo?
@@ -346,7 +346,11 @@ final class OperationTaskCore: Sendable {
       return self.state.withLock { $0.result! }
     }
     return await withTaskCancellationHandler {
-      await task.value
+      do {
+        return try await task.value
+      } catch {
+        return .failure(error)
+      }
     } onCancel: {
       self.cancel()
     }
@@ -354,10 +358,10 @@ final class OperationTaskCore: Sendable {
 
   @discardableResult
   @usableFromInline
-  func start(context: OperationContext) -> Task<Result<any Sendable, any Error>, Never>? {
+  func start(context: OperationContext) -> Task<Result<any Sendable, any Error>, any Error>? {
     let (task, isNew, isCancelled) = self.state.withLock { state in
       if state.result != nil {
-        return (nil as Task<Result<any Sendable, any Error>, Never>?, false, false)
+        return (nil as Task<Result<any Sendable, any Error>, any Error>?, false, false)
       }
       if let task = state.task {
         return (task, false, false)
@@ -365,7 +369,9 @@ final class OperationTaskCore: Sendable {
       // NB: Dependencies are added only before the task starts, so they are read here, under
       // the lock that starts it, rather than by the task under the lock once more.
       let dependencies = state.dependencies
-      let task = Task(configuration: context.operationTaskConfiguration) {
+      let task = Task<Result<any Sendable, any Error>, any Error>(
+        configuration: context.operationTaskConfiguration
+      ) {
         await self.execute(context: context, dependencies: dependencies)
       }
       state.task = task
@@ -378,7 +384,7 @@ final class OperationTaskCore: Sendable {
   }
 
   func cancel() {
-    let task = self.state.withLock { state -> Task<Result<any Sendable, any Error>, Never>? in
+    let task = self.state.withLock { state -> Task<Result<any Sendable, any Error>, any Error>? in
       guard state.result == nil else { return nil }
       state.isCancelled = true
       return state.task
