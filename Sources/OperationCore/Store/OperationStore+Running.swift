@@ -272,13 +272,24 @@ extension OperationStore {
       return nil
     }
     if let effectEnds {
-      await RunEffects.end(effectEnds, with: result.map { $0 as any Sendable }.mapError { $0 })
+      await self.end(effectEnds, with: result)
       self.lock.withLock { record(in: &$0) }
     }
     switch result {
     case .success(let value): return .success(value)
     case .failure(let error): return .failure(error)
     }
+  }
+
+  /// Ends a run's effects with its result.
+  ///
+  /// NB: Out of `execute`, whose frame every run allocates, as few runs have effects.
+  @inline(never) @usableFromInline
+  func end(
+    _ effectEnds: [RunEffects.End],
+    with result: Result<State.OperationValue, State.Failure>
+  ) async {
+    await RunEffects.end(effectEnds, with: result.map { $0 as any Sendable }.mapError { $0 })
   }
 
   /// Records that a run returned, under the store's lock: its events, its result when the state
