@@ -96,7 +96,41 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
     guard context.retryIdentity == self.identity else {
       return try await operation.run(isolation: isolation, in: context, with: continuation)
     }
-    var context = context
+    // NB: The first attempt is all that most runs make, and the retries are a function of their
+    // own: every value an asynchronous function touches takes room in its frame, which each run
+    // allocates from its task's allocator. With the retries inline, the frame took 656 bytes.
+    let plan = Self.plan(for: context)
+    do throws(Operation.Failure) {
+      return try await Self.run(
+        attempt: 1,
+        of: operation,
+        observed: plan.observesAttempts,
+        isolation: isolation,
+        in: context,
+        with: continuation
+      )
+    } catch {
+      return try await self.retry(
+        after: error,
+        plan,
+        of: operation,
+        isolation: isolation,
+        in: context,
+        with: continuation
+      )
+    }
+  }
+
+  /// How a run retries: read once from its context, when the first attempt starts.
+  private struct RetryPlan {
+    let maxRetries: Int
+    let budget: RetryBudget?
+    /// Whether each attempt is work that the context's instruments observe.
+    let observesAttempts: Bool
+  }
+
+  @inline(never)
+  private static func plan(for context: OperationContext) -> RetryPlan {
     let maxRetries = max(context.operationMaxRetries, 0)
     let budget = context.operationRetryBudget
     budget?.recordFirstAttempt(at: context.operationClock.now())
@@ -104,25 +138,30 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
     // instruments (most stores), an attempt is the operation's call itself, with no
     // `Result<Value, Failure>`: this code is not specialized, and each use of that type asked
     // the runtime for its metadata.
-    let observesAttempts = maxRetries > 0 && !context.operationInstruments.isEmpty
+    return RetryPlan(
+      maxRetries: maxRetries,
+      budget: budget,
+      observesAttempts: maxRetries > 0 && !context.operationInstruments.isEmpty
+    )
+  }
+
+  /// Retries a run whose first attempt failed with `firstError`, while the plan and the
+  /// modifier's predicate allow, waiting the backoff before each retry.
+  @inline(never)
+  private func retry(
+    after firstError: Operation.Failure,
+    _ plan: RetryPlan,
+    of operation: Operation,
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Operation.Value, Operation.Failure>
+  ) async throws(Operation.Failure) -> Operation.Value {
+    var context = context
+    var error = firstError
     var index = 0
     while true {
-      let error: Operation.Failure
-      do throws(Operation.Failure) {
-        return observesAttempts
-          ? try await Self.observedAttempt(
-            index + 1,
-            of: operation,
-            isolation: isolation,
-            in: context,
-            with: continuation
-          )
-          : try await operation.run(isolation: isolation, in: context, with: continuation)
-      } catch let failure {
-        error = failure
-      }
-      guard index < maxRetries, self.shouldRetry(index + 1, error) else { throw error }
-      if let budget, !budget.tryRetry(at: context.operationClock.now()) {
+      guard index < plan.maxRetries, self.shouldRetry(index + 1, error) else { throw error }
+      if let budget = plan.budget, !budget.tryRetry(at: context.operationClock.now()) {
         context.record(.retryRefusedByBudget(budget: budget.name))
         throw error
       }
@@ -132,7 +171,42 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
       )
       context.operationRetryIndex = index
       index += 1
+      do throws(Operation.Failure) {
+        return try await Self.run(
+          attempt: index + 1,
+          of: operation,
+          observed: plan.observesAttempts,
+          isolation: isolation,
+          in: context,
+          with: continuation
+        )
+      } catch let failure {
+        error = failure
+      }
     }
+  }
+
+  /// Runs attempt `number` of `operation`, as work that the context's instruments observe when
+  /// `observed`.
+  // NB: Inlined, so that an attempt is no asynchronous frame more.
+  @inline(__always)
+  private static func run(
+    attempt number: Int,
+    of operation: Operation,
+    observed: Bool,
+    isolation: isolated (any Actor)?,
+    in context: OperationContext,
+    with continuation: OperationContinuation<Operation.Value, Operation.Failure>
+  ) async throws(Operation.Failure) -> Operation.Value {
+    observed
+      ? try await Self.observedAttempt(
+        number,
+        of: operation,
+        isolation: isolation,
+        in: context,
+        with: continuation
+      )
+      : try await operation.run(isolation: isolation, in: context, with: continuation)
   }
 
   /// Runs attempt `number` of `operation` as work that the context's instruments observe.

@@ -64,43 +64,11 @@ where Operation.Value: Sendable {
     using operation: Operation,
     with continuation: OperationContinuation<Operation.Value, Operation.Failure>
   ) async throws(Operation.Failure) -> Operation.Value {
-    let storages = context.deduplicationStorages
-    guard let index = storages.lastIndex(where: { $0.identity == self.identity }) else {
+    // NB: What the run joins is worked out outside this function, which is asynchronous: every
+    // value an asynchronous function touches takes room in its frame, which each run allocates
+    // from its task's allocator. With the work inline, the frame took 928 bytes.
+    guard case .shares(let storage, let context) = self.plan(for: context) else {
       return try await operation.run(isolation: isolation, in: context, with: continuation)
-    }
-    let storage = storages[index].storage
-    // NB: Inside the shared run of an enclosing `deduplicated()` of the same store, a
-    // `deduplicated()` has nothing to share: the enclosing one lets one run of each paging
-    // request through at a time, and it calls those runs duplicates just as this one does. So
-    // the run goes on in the enclosing shared run's task, which is a task this one would make
-    // again (same name, same priority), instead of in a task of its own. One race goes another
-    // way: a retry of a run that started before an invalidation, while a run that started after
-    // it is in flight, calls the operation instead of joining that run. The store refuses the
-    // older run's result either way.
-    // NB: Only a `deduplicated()` behind another of its store looks: a store's only or outermost
-    // one, which most runs pass through, reads nothing more from the context.
-    if self.isDuplicate == nil, index > 0,
-      let enclosing = context.enclosingSharedRun,
-      enclosing.isShared(by: storages[..<index], configuration: context.operationTaskConfiguration)
-    {
-      context.deduplicationJoinObserver?(.started)
-      return try await operation.run(isolation: isolation, in: context, with: continuation)
-    }
-    var context = context
-    // NB: Only a shared run with a `deduplicated()` inside it says so in its context: the entry
-    // costs every run an allocation.
-    if self.isDuplicate == nil, index + 1 < storages.count {
-      context.enclosingSharedRun = EnclosingSharedRun(
-        storage: storage.id,
-        configuration: context.operationTaskConfiguration
-      )
-    }
-    // NB: Read once, before joining: the paging request of a run in flight does not change until
-    // it finishes. Most runs have none, and writing `nil` over nothing would copy the context for
-    // no change.
-    let pagingRequest = context.runningPagingRequest
-    if pagingRequest != nil || context.deduplicationPagingRequest != nil {
-      context.deduplicationPagingRequest = pagingRequest
     }
     let outcome = await storage.wait(
       isolation: isolation,
@@ -136,6 +104,60 @@ where Operation.Value: Sendable {
     case .failure(let error): throw error as! Operation.Failure
     }
   }
+
+  /// Whether a run with `context` shares a run in flight, with the storage and the context it
+  /// joins with, or runs the operation on its own.
+  @inline(never)
+  private func plan(for context: OperationContext) -> DeduplicationPlan {
+    let storages = context.deduplicationStorages
+    guard let index = storages.lastIndex(where: { $0.identity == self.identity }) else {
+      return .runsAlone
+    }
+    let storage = storages[index].storage
+    // NB: Inside the shared run of an enclosing `deduplicated()` of the same store, a
+    // `deduplicated()` has nothing to share: the enclosing one lets one run of each paging
+    // request through at a time, and it calls those runs duplicates just as this one does. So
+    // the run goes on in the enclosing shared run's task, which is a task this one would make
+    // again (same name, same priority), instead of in a task of its own. One race goes another
+    // way: a retry of a run that started before an invalidation, while a run that started after
+    // it is in flight, calls the operation instead of joining that run. The store refuses the
+    // older run's result either way.
+    // NB: Only a `deduplicated()` behind another of its store looks: a store's only or outermost
+    // one, which most runs pass through, reads nothing more from the context.
+    if self.isDuplicate == nil, index > 0,
+      let enclosing = context.enclosingSharedRun,
+      enclosing.isShared(by: storages[..<index], configuration: context.operationTaskConfiguration)
+    {
+      context.deduplicationJoinObserver?(.started)
+      return .runsAlone
+    }
+    var context = context
+    // NB: Only a shared run with a `deduplicated()` inside it says so in its context: the entry
+    // costs every run an allocation.
+    if self.isDuplicate == nil, index + 1 < storages.count {
+      context.enclosingSharedRun = EnclosingSharedRun(
+        storage: storage.id,
+        configuration: context.operationTaskConfiguration
+      )
+    }
+    // NB: Read once, before joining: the paging request of a run in flight does not change until
+    // it finishes. Most runs have none, and writing `nil` over nothing would copy the context for
+    // no change.
+    let pagingRequest = context.runningPagingRequest
+    if pagingRequest != nil || context.deduplicationPagingRequest != nil {
+      context.deduplicationPagingRequest = pagingRequest
+    }
+    return .shares(storage, context)
+  }
+}
+
+/// What a `deduplicated()` does with a run.
+private enum DeduplicationPlan {
+  /// The run runs the operation on its own: the store has no record of this modifier's runs,
+  /// or the run is inside an enclosing shared run that this one would only repeat.
+  case runsAlone
+  /// The run shares a run in flight recorded by the storage, or starts one, with the context.
+  case shares(DeduplicationStorage, OperationContext)
 }
 
 private let nextDeduplicationIdentity = Atomic<Int>(0)
