@@ -202,23 +202,11 @@ extension OperationStore {
     _ task: OperationTask<State.OperationValue, State.Failure>,
     sequence: Int
   ) async -> Result<any Sendable, any Error> {
+    // NB: What comes before and after the operation is synchronous and in functions of their
+    // own: every value an asynchronous function touches takes room in its frame, which each run
+    // allocates from its task's allocator.
+    let run = self.start(task, sequence: sequence)
     let context = task.context
-    let handler = context.runEventHandler
-    // NB: Most runs have no one to tell, and find it out without the lock; see
-    // `subscriberCountHint`.
-    if handler != nil || self.subscriberCountHint.load(ordering: .sequentiallyConsistent) > 0 {
-      self.lock.withLock { storage in
-        guard Self.hasReceivers(storage, runHandler: handler) else { return }
-        self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
-      }
-    }
-    let run = YieldingStoreRun(
-      store: self,
-      enclosing: StoreRun.current,
-      task: task,
-      sequence: sequence,
-      handler: handler
-    )
     // NB: Checked only inside another run, which costs a fetch from outside any run nothing.
     let cycle = run.enclosing == nil ? nil : run.cycle
     let continuation = OperationContinuation<State.OperationValue, State.Failure>(receiver: run)
@@ -248,36 +236,68 @@ extension OperationStore {
     let result =
       context.operationInstruments.isEmpty
       ? await runOrRefuse() : await context.performWork(.run) { await runOrRefuse() }
-    var finalContext = context
-    finalContext.operationResultUpdateReason = .returnedFinalResult
     // NB: A run's effects end before its result is recorded, so that a mutation stays loading
     // while, for example, the stores it invalidates run again. Most runs have none, and their
     // result is recorded under the lock that finds none.
-    func record(in storage: inout Storage) {
-      self.recordReturn(
-        result,
-        ofRun: sequence,
-        task: task,
-        context: finalContext,
-        handler: handler,
-        in: &storage
-      )
-    }
-    let effectEnds = self.lock.withLock { storage -> [RunEffects.End]? in
-      if storage.runs.hasEffects {
-        let ends = storage.runs.takeEffectEnds(ofRun: sequence)
-        if !ends.isEmpty { return ends }
-      }
-      record(in: &storage)
-      return nil
-    }
-    if let effectEnds {
+    if let effectEnds = self.recordReturn(result, of: run, unlessEffectsEnd: true) {
       await self.end(effectEnds, with: result)
-      self.lock.withLock { record(in: &$0) }
+      _ = self.recordReturn(result, of: run, unlessEffectsEnd: false)
     }
     switch result {
     case .success(let value): return .success(value)
     case .failure(let error): return .failure(error)
+    }
+  }
+
+  /// Starts a run of `task`: tells those who listen, and returns the run.
+  @inlinable @inline(never)
+  func start(
+    _ task: OperationTask<State.OperationValue, State.Failure>,
+    sequence: Int
+  ) -> YieldingStoreRun<State> {
+    let context = task.context
+    let handler = context.runEventHandler
+    // NB: Most runs have no one to tell, and find it out without the lock; see
+    // `subscriberCountHint`.
+    if handler != nil || self.subscriberCountHint.load(ordering: .sequentiallyConsistent) > 0 {
+      self.lock.withLock { storage in
+        guard Self.hasReceivers(storage, runHandler: handler) else { return }
+        self.notify(storage, runHandler: handler) { $0.onRunStarted?(context) }
+      }
+    }
+    return YieldingStoreRun(
+      store: self,
+      enclosing: StoreRun.current,
+      task: task,
+      sequence: sequence,
+      handler: handler
+    )
+  }
+
+  /// Records that `run` returned `result`, under the store's lock; when `unlessEffectsEnd` and
+  /// the run has effects still to end, records nothing and returns them instead.
+  @inlinable @inline(never)
+  func recordReturn(
+    _ result: Result<State.OperationValue, State.Failure>,
+    of run: YieldingStoreRun<State>,
+    unlessEffectsEnd: Bool
+  ) -> [RunEffects.End]? {
+    var context = run.task.context
+    context.operationResultUpdateReason = .returnedFinalResult
+    return self.lock.withLock { storage -> [RunEffects.End]? in
+      if unlessEffectsEnd && storage.runs.hasEffects {
+        let ends = storage.runs.takeEffectEnds(ofRun: run.sequence)
+        if !ends.isEmpty { return ends }
+      }
+      self.recordReturn(
+        result,
+        ofRun: run.sequence,
+        task: run.task,
+        context: context,
+        handler: run.handler,
+        in: &storage
+      )
+      return nil
     }
   }
 
