@@ -105,15 +105,24 @@ class StoreRun: @unchecked Sendable {
   /// NB: A task local, and not an entry of the `OperationContext`, because the code that starts
   /// the inner run calls `fetch()` on another store without passing any context: only the task
   /// knows which runs it works for.
-  @usableFromInline @TaskLocal static var current: StoreRun?
+  @usableFromInline static var current: StoreRun? {
+    Self.binding.get()
+  }
+
+  /// The task local behind ``current``.
+  ///
+  /// NB: Declared without `@TaskLocal`, whose projected value is internal, so that
+  /// `withCurrent`, on the inlinable run path, is inlinable too: a function of its own, it was
+  /// one more asynchronous frame in every run.
+  @usableFromInline static let binding = TaskLocal<StoreRun?>(wrappedValue: nil)
 
   /// Runs `operation` with `run` as the current run.
-  @inline(__always) @usableFromInline
+  @inlinable @inline(__always)
   static func withCurrent<Result>(
     _ run: StoreRun,
     _ operation: () async -> Result
   ) async -> Result {
-    await Self.$current.withValue(run, operation: operation)
+    await Self.binding.withValue(run, operation: operation)
   }
 
   /// The store.
