@@ -202,6 +202,29 @@ import Testing
     #expect(task.finishedResult == .failure(TestError(message: "inner")))
   }
 
+  @Test func `A Task Returns Its Value When The Value Type Is An Existential Or A Superclass`()
+    async throws
+  {
+    let existential = OperationTask<any CustomStringConvertible & Sendable, any Error>(
+      context: OperationContext()
+    ) { _, _ in 42 }
+    #expect(try await existential.runIfNeeded().description == "42")
+    #expect(try existential.finishedResult?.get().description == "42")
+
+    let erased = OperationTask<any Sendable, any Error>(context: OperationContext()) { _, _ in
+      "text"
+    }
+    #expect(try await erased.runIfNeeded() as? String == "text")
+
+    let superclass = OperationTask<Animal, any Error>(context: OperationContext()) { _, _ in
+      Dog()
+    }
+    #expect(try await superclass.runIfNeeded().sound == "woof")
+
+    let optional = OperationTask<Int?, any Error>(context: OperationContext()) { _, _ in nil }
+    #expect(try await optional.runIfNeeded() == nil)
+  }
+
   @Test func `Mapped Task Cancellation Cancels The Base Task`() async {
     let task = OperationTask<Int, any Error>(context: OperationContext()) { _, _ in
       try Task.checkCancellation()
@@ -335,4 +358,15 @@ import Testing
     #expect(edgeCounts.allSatisfy { $0 == 1 })
   }
 
+}
+
+/// A class whose subclass a task returns as the class, to test that the subclass comes back.
+// NB: `@unchecked Sendable` is safe: neither class has stored properties.
+private class Animal: @unchecked Sendable {
+  var sound: String { "" }
+}
+
+/// The subclass of ``Animal`` that tasks return.
+private final class Dog: Animal, @unchecked Sendable {
+  override var sound: String { "woof" }
 }
