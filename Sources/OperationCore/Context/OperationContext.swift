@@ -34,6 +34,10 @@ public struct OperationContext: Sendable {
   // identities, as the array's did.
   private var head: Node?
 
+  /// The running task's identifier and the reason of the result, which every run sets on a copy
+  /// of its own: kept beside the list, so that setting them makes no node (an allocation each).
+  var runEntries = RunEntries()
+
   /// Creates an empty context, in which every entry has its default value.
   public init() {}
 
@@ -151,6 +155,54 @@ extension OperationContext: CustomStringConvertible {
       entries.append("\(typeName(current.key)) = \(current.anyValue)")
       node = current.next
     }
+    if let identifier = self.runEntries.runningTaskIdentifier {
+      entries.append("operationRunningTaskIdentifier = \(identifier.debugDescription)")
+    }
+    if let reason = self.runEntries.resultUpdateReason {
+      entries.append("operationResultUpdateReason = \(reason)")
+    }
     return "[\(entries.joined(separator: ", "))]"
+  }
+}
+
+// MARK: - Run entries
+
+extension OperationContext {
+  /// ``OperationContext/operationRunningTaskIdentifier`` and
+  /// ``OperationContext/operationResultUpdateReason``, packed in one word.
+  struct RunEntries: Sendable {
+    // NB: The low two bits hold the reason (0 when unset), the others the task's number (0 when
+    // unset; numbers start at 1 and would take centuries to need 62 bits).
+    private var bits: UInt64 = 0
+
+    var runningTaskIdentifier: OperationTaskIdentifier? {
+      get {
+        let number = self.bits >> 2
+        return number == 0 ? nil : OperationTaskIdentifier(number: Int(number))
+      }
+      set {
+        let number = newValue.map { UInt64($0.number) } ?? 0
+        self.bits = number << 2 | self.bits & 0b11
+      }
+    }
+
+    var resultUpdateReason: OperationResultUpdateReason? {
+      get {
+        switch self.bits & 0b11 {
+        case 1: .yieldedResult
+        case 2: .returnedFinalResult
+        default: nil
+        }
+      }
+      set {
+        let reason: UInt64 =
+          switch newValue {
+          case nil: 0
+          case .yieldedResult: 1
+          case .returnedFinalResult: 2
+          }
+        self.bits = self.bits & ~0b11 | reason
+      }
+    }
   }
 }

@@ -23,11 +23,7 @@ extension OperationResultUpdateReason: CustomStringConvertible {
 extension OperationContext {
   /// Why the current result was received; `nil` outside result delivery.
   public var operationResultUpdateReason: OperationResultUpdateReason? {
-    get { self[ResultUpdateReasonKey.self] }
-    set { self[ResultUpdateReasonKey.self] = newValue }
-  }
-
-  private enum ResultUpdateReasonKey: Key {
-    static let defaultValue: OperationResultUpdateReason? = nil
+    get { self.runEntries.resultUpdateReason }
+    set { self.runEntries.resultUpdateReason = newValue }
   }
 }

@@ -2,10 +2,16 @@ import Synchronization
 
 /// An opaque identifier of an ``OperationTask``, unique within the process.
 public struct OperationTaskIdentifier: Hashable, Sendable {
-  private let number: Int
+  /// The task's number, from 1 up in the order tasks are made.
+  let number: Int
 
   package init() {
     self.number = nextTaskNumber.add(1, ordering: .relaxed).newValue
+  }
+
+  /// The identifier with `number`, as ``OperationContext`` keeps it.
+  init(number: Int) {
+    self.number = number
   }
 }
 
@@ -23,11 +29,7 @@ extension OperationTaskIdentifier: CustomDebugStringConvertible {
 extension OperationContext {
   /// The identifier of the ``OperationTask`` that is running, inside its work only.
   public var operationRunningTaskIdentifier: OperationTaskIdentifier? {
-    get { self[RunningTaskIdentifierKey.self] }
-    set { self[RunningTaskIdentifierKey.self] = newValue }
-  }
-
-  private enum RunningTaskIdentifierKey: Key {
-    static let defaultValue: OperationTaskIdentifier? = nil
+    get { self.runEntries.runningTaskIdentifier }
+    set { self.runEntries.runningTaskIdentifier = newValue }
   }
 }

@@ -49,6 +49,41 @@ import Testing
     #expect(context.description.contains("OperationContext.TestNumberKey = 42"))
   }
 
+  @Test func `The Running Task And The Result Reason Are Set And Cleared Apart`() {
+    var context = OperationContext()
+    let task = OperationTask<Int, Never>(context: context) { _, _ in 1 }
+    context.operationRunningTaskIdentifier = task.id
+    context.operationResultUpdateReason = .returnedFinalResult
+    #expect(context.operationRunningTaskIdentifier == task.id)
+    #expect(context.operationResultUpdateReason == .returnedFinalResult)
+
+    context.operationResultUpdateReason = .yieldedResult
+    #expect(context.operationRunningTaskIdentifier == task.id)
+    #expect(context.operationResultUpdateReason == .yieldedResult)
+
+    let copy = context
+    context.operationRunningTaskIdentifier = nil
+    #expect(context.operationRunningTaskIdentifier == nil)
+    #expect(context.operationResultUpdateReason == .yieldedResult)
+    #expect(copy.operationRunningTaskIdentifier == task.id)
+
+    context.operationResultUpdateReason = nil
+    #expect(context.operationResultUpdateReason == nil)
+    #expect(context.description == "[]")
+  }
+
+  @Test func `Description Lists The Running Task And The Result Reason`() {
+    var context = OperationContext()
+    let task = OperationTask<Int, Never>(context: context) { _, _ in 1 }
+    context.operationRunningTaskIdentifier = task.id
+    context.operationResultUpdateReason = .returnedFinalResult
+    #expect(
+      context.description
+        == "[operationRunningTaskIdentifier = \(task.id.debugDescription), "
+        + "operationResultUpdateReason = Returned Final Result]"
+    )
+  }
+
   @Test func `Description Names A Private Key Without Module Or Context Noise`() {
     var context = OperationContext()
     context[OperationContext.PrivateKey.self] = 1
