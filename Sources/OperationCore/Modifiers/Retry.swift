@@ -87,6 +87,9 @@ public struct _RetryModifier<Operation: OperationRequest>: OperationModifier, Se
   ///
   /// An outer retry modifier runs the operation once and leaves the retries to the inner one.
   /// A failure that the predicate declines to retry is thrown at once.
+  // NB: Inlined into its protocol witness. A store runs its chain of modifiers unspecialized,
+  // through witnesses, and each function on the way is one more frame from the task's allocator.
+  @inline(__always)
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,

@@ -107,6 +107,9 @@ extension _ContextUpdatingOperationModifier {
   ///   - continuation: Receives intermediate results.
   /// - Returns: The value of the run.
   /// - Throws: The error of the run.
+  // NB: Inlined into its protocol witness. A store runs its chain of modifiers unspecialized,
+  // through witnesses, and each function on the way is one more frame from the task's allocator.
+  @inline(__always)
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
@@ -175,6 +178,9 @@ where Modifier.Operation == Operation {
   ///   - continuation: Receives intermediate results.
   /// - Returns: The value of the run.
   /// - Throws: The error of the run.
+  // NB: Inlined into its protocol witness. A store runs its chain of modifiers unspecialized,
+  // through witnesses, and each function on the way is one more frame from the task's allocator.
+  @inline(__always)
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,

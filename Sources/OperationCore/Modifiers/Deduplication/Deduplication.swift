@@ -58,6 +58,9 @@ where Operation.Value: Sendable {
   /// Joins a run in flight whose context the predicate calls a duplicate, or starts a new one.
   ///
   /// Without the record that ``setup(context:using:)`` adds, the operation runs on its own.
+  // NB: Inlined into its protocol witness. A store runs its chain of modifiers unspecialized,
+  // through witnesses, and each function on the way is one more frame from the task's allocator.
+  @inline(__always)
   public func run(
     isolation: isolated (any Actor)?,
     in context: OperationContext,
