@@ -96,6 +96,12 @@ extension OperationClient {
   /// (operations whose state is a mutation state, such as a `MutationRequest` with or without a
   /// default value) do not, so their stores never run by themselves. The defaults sit outside the
   /// operation's own modifiers, so the operation's own context-setting modifiers win.
+  ///
+  /// A default that would only pass runs through is left out: `.retry(limit:)` around an
+  /// operation with a `retry` of its own (whose innermost `retry` claims the retries), and
+  /// `.deduplicated()` as well when that operation's outermost modifier is `.deduplicated()`, as
+  /// in `query.retry(limit: 3).deduplicated()`. Each level of modifiers costs every run a few
+  /// hundred instructions.
   public struct DefaultStoreCreator: StoreCreator, Sendable {
     let retryLimit: Int
     let backoff: OperationBackoffFunction?
@@ -106,7 +112,8 @@ extension OperationClient {
     /// Creates a detached store for an operation with the default modifiers.
     ///
     /// The operation is wrapped in `retry(limit:)` (and, unless it is a mutation, in
-    /// `deduplicated()`); the backoff, the delayer, the automatic-running specification and the
+    /// `deduplicated()`), except where the wrapper would only pass runs through (see
+    /// ``OperationClient/DefaultStoreCreator``); the backoff, the delayer, the automatic-running specification and the
     /// rerun controller are written into the store's context before the store sets the operation
     /// up, which is what those modifiers would do from outside the operation.
     ///
@@ -130,12 +137,33 @@ extension OperationClient {
       var context = context
       context.operationBackoffFunction = self.backoff ?? context.operationBackoffFunction
       context.operationDelayer = AnySendableDelayer(self.delayer ?? context.operationDelayer)
-      let retrying = operation.retry(limit: self.retryLimit)
+      // NB: A default that would only pass runs through is left out, since each level of
+      // modifiers is run by unspecialized generic code, a few hundred instructions per run.
+      // Around an operation with a `retry` of its own, the default `retry` would pass every run
+      // through (the innermost claims the retries), so it is not added. And when that operation
+      // is also `deduplicated()` outermost, as in `query.retry(limit: 3).deduplicated()`, the
+      // default `deduplicated()` would make the operation's own one pass its runs through, and
+      // is not added either: the store runs the operation's own modifiers, in the order the
+      // defaults would add.
+      let chain = operation as? any ModifierChain
+      let ownsRetry = chain?.appliesRetry == true
+      let ownsDeduplication = ownsRetry && chain?.isDeduplicatedOutermost == true
       // NB: A mutation changes data, so a store never runs one by itself: no automatic running,
       // no reruns, and no deduplication of attempts that may carry different arguments. The check
       // is on the state type, so that wrappers such as `defaultValue(_:)` count too.
       if Operation.State.self is any _MutationStateProtocol.Type {
-        return .detached(operation: retrying, initialState: initialState, initialContext: context)
+        if ownsRetry {
+          return .detached(
+            operation: operation,
+            initialState: initialState,
+            initialContext: context
+          )
+        }
+        return .detached(
+          operation: operation.retry(limit: self.retryLimit),
+          initialState: initialState,
+          initialContext: context
+        )
       }
       context.automaticRunningSpecification = self.automaticRunningSpecification
       context.operationControllers.append(
@@ -143,8 +171,18 @@ extension OperationClient {
           specification: self.rerunSpecification
         )
       )
+      if ownsDeduplication {
+        return .detached(operation: operation, initialState: initialState, initialContext: context)
+      }
+      if ownsRetry {
+        return .detached(
+          operation: operation.deduplicated(),
+          initialState: initialState,
+          initialContext: context
+        )
+      }
       return .detached(
-        operation: retrying.deduplicated(),
+        operation: operation.retry(limit: self.retryLimit).deduplicated(),
         initialState: initialState,
         initialContext: context
       )

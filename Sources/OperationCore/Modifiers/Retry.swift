@@ -296,3 +296,8 @@ extension OperationContext {
 }
 
 private let nextRetryIdentity = Atomic<Int>(0)
+
+/// A `retry` modifier, whatever the operation it wraps, for ``ModifierChain``.
+package protocol RetryingModifier {}
+
+extension _RetryModifier: RetryingModifier {}

@@ -211,3 +211,31 @@ where
 }
 
 extension ModifiedOperation: Sendable where Operation: Sendable, Modifier: Sendable {}
+
+// MARK: - The modifiers an operation applies
+
+/// What a chain of modifiers applies, for a store creator that adds modifiers around an operation
+/// and leaves out those that would only pass its runs through.
+package protocol ModifierChain {
+  /// Whether a `retry` modifier is anywhere in the chain.
+  ///
+  /// The innermost `retry` claims a run's retries, so a `retry` around this operation would pass
+  /// every run through.
+  var appliesRetry: Bool { get }
+
+  /// Whether the outermost modifier is `deduplicated()` (not `deduplicated(by:)`).
+  var isDeduplicatedOutermost: Bool { get }
+}
+
+extension ModifiedOperation: ModifierChain {
+  /// Whether the modifier, or a modifier of the wrapped operation, is a `retry` modifier.
+  package var appliesRetry: Bool {
+    self.modifier is any RetryingModifier
+      || (self.operation as? any ModifierChain)?.appliesRetry == true
+  }
+
+  /// Whether the modifier is `deduplicated()`.
+  package var isDeduplicatedOutermost: Bool {
+    (self.modifier as? any DeduplicatingModifier)?.sharesEveryDuplicate == true
+  }
+}

@@ -12,6 +12,12 @@ class RunBox<State: OperationState & Sendable>: @unchecked Sendable {
   /// The actor on which the operation runs.
   @usableFromInline let actor = OperationStoreActor()
 
+  /// The type of the operation.
+  var operationType: any Any.Type {
+    // NB: Unreachable: stores only make `IsolatedRunBox`es, which override this property.
+    fatalError("IsolatedRunBox overrides operationType")
+  }
+
   /// Runs the operation on ``actor``, which the caller passes, so that the hop to the actor is
   /// the call itself.
   @usableFromInline
@@ -46,6 +52,10 @@ where Operation.State: Sendable {
 
   init(_ operation: sending Operation) {
     self.operation = operation
+  }
+
+  override var operationType: any Any.Type {
+    Operation.self
   }
 
   override func run(

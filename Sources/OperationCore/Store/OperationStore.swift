@@ -283,6 +283,11 @@ extension OperationStore {
     Self.isAutomaticRunningEnabled(in: self.context)
   }
 
+  /// The type of the operation that the store runs, with the modifiers its creator added.
+  package var runOperationType: any Any.Type {
+    self.operation.operationType
+  }
+
   /// The type of operation that finds this store in a client: the type that a client or
   /// `createStore` was asked for when it made the store (the creator may wrap it in modifiers),
   /// or the first type that found it; `nil` until then.

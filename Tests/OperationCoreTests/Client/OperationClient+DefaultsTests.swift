@@ -113,6 +113,70 @@ import Testing
     #expect(delayer.delays == [.seconds(1), .seconds(2)])
   }
 
+  // MARK: - Defaults that would pass runs through
+
+  @Test func `The Default Creator Adds Nothing Around A Deduplicated Operation That Retries`() {
+    let client = Self.clientWithoutObservers(retryLimit: 3, delayer: RecordingDelayer())
+    let query = TestQuery().retry(limit: 1).deduplicated()
+    let store = client.store(for: query)
+    #expect(ObjectIdentifier(store.runOperationType) == ObjectIdentifier(type(of: query)))
+    #expect(store.context.operationMaxRetries == 1)
+    #expect(store.isAutomaticRunningEnabled)
+    #expect(store.context.operationControllers.count == 1)
+  }
+
+  @Test func `The Default Creator Adds Only Its Deduplication Around An Operation That Retries`() {
+    let client = Self.clientWithoutObservers(retryLimit: 3, delayer: RecordingDelayer())
+    let query = TestQuery().retry(limit: 1).backoff(.noBackoff)
+    let store = client.store(for: query)
+    #expect(
+      ObjectIdentifier(store.runOperationType) == ObjectIdentifier(type(of: query.deduplicated()))
+    )
+    #expect(store.context.operationMaxRetries == 1)
+  }
+
+  @Test func `The Default Creator Adds Both Defaults Around An Operation That Only Deduplicates`() {
+    let client = Self.clientWithoutObservers(retryLimit: 3, delayer: RecordingDelayer())
+    let query = TestQuery().deduplicated()
+    let store = client.store(for: query)
+    #expect(
+      ObjectIdentifier(store.runOperationType)
+        == ObjectIdentifier(type(of: query.retry(limit: 3).deduplicated()))
+    )
+    #expect(store.context.operationMaxRetries == 3)
+  }
+
+  @Test func `The Default Creator Keeps Its Deduplication Around A Custom One`() {
+    let client = Self.clientWithoutObservers(retryLimit: 3, delayer: RecordingDelayer())
+    let query = TestQuery().retry(limit: 1).deduplicated(by: { _, _ in false })
+    let store = client.store(for: query)
+    #expect(
+      ObjectIdentifier(store.runOperationType) == ObjectIdentifier(type(of: query.deduplicated()))
+    )
+  }
+
+  @Test func `The Default Creator Adds No Retry Around A Mutation That Retries`() {
+    let client = Self.clientWithoutObservers(retryLimit: 3, delayer: RecordingDelayer())
+    let mutation = EchoMutation().retry(limit: 1)
+    let store = client.store(for: mutation)
+    #expect(ObjectIdentifier(store.runOperationType) == ObjectIdentifier(type(of: mutation)))
+    #expect(store.context.operationMaxRetries == 1)
+  }
+
+  @Test func `An Operation That Retries And Deduplicates Retries As Its Own Modifiers Say`()
+    async throws
+  {
+    let delayer = RecordingDelayer()
+    let client = Self.clientWithoutObservers(retryLimit: 3, delayer: delayer)
+    let query = ScriptedQuery([.failure(TestError()), .failure(TestError()), .success(5)])
+      .retry(limit: 2)
+      .deduplicated()
+    let store = client.store(for: query)
+    #expect(ObjectIdentifier(store.runOperationType) == ObjectIdentifier(type(of: query)))
+    #expect(try await store.fetch() == 5)
+    #expect(delayer.delays == [.seconds(1), .seconds(2)])
+  }
+
   // MARK: - Mutations
 
   @Test func `The Default Creator Never Runs Mutations By Themselves`() {

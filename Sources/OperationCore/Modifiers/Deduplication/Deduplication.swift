@@ -231,3 +231,17 @@ private struct EnclosingSharedRun: Sendable {
       && storages.contains { $0.storage.id == self.storage }
   }
 }
+
+/// A deduplication modifier, whatever the operation it wraps, for ``ModifierChain``.
+package protocol DeduplicatingModifier {
+  /// Whether it is `deduplicated()`, which calls runs duplicates when their paging requests are
+  /// equal, rather than `deduplicated(by:)`.
+  var sharesEveryDuplicate: Bool { get }
+}
+
+extension _DeduplicationModifier: DeduplicatingModifier {
+  /// Whether this is `deduplicated()`.
+  package var sharesEveryDuplicate: Bool {
+    self.isDuplicate == nil
+  }
+}
