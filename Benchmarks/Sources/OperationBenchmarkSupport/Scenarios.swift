@@ -27,6 +27,15 @@ public struct SequentialFetches: Sendable {
     return Self(client: client) { try await store.fetch() }
   }
 
+  /// (2′) ``TrivialQuery`` with no modifiers of its own, in a store of a client with the
+  /// default modifiers (no network or activity observer): the creator adds both its `retry` and
+  /// its `deduplicated()`.
+  public static func throughDefaultModifiersAlone() -> Self {
+    let client = makeDefaultClient()
+    let store = client.store(for: TrivialQuery())
+    return Self(client: client) { try await store.fetch() }
+  }
+
   /// Fetches `count` times, one after the other.
   public func run(count: Int) async throws {
     for _ in 0..<count {

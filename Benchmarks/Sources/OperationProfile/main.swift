@@ -13,7 +13,7 @@ import OperationBenchmarkSupport
 
 let usage = """
   usage: OperationProfile <scenario> [count]
-  scenarios: fetch, fetch-floor, fetch-defaults, concurrent, stores, matching, matching-1m,
+  scenarios: fetch, fetch-floor, fetch-defaults, fetch-defaults-plain, concurrent, stores, matching, matching-1m,
              subscribers, mutate, pages, graph-chain, graph-fan-out, graph-dependencies, invalidate, invalidate-1m,
              selection, selection-plain, hydrate, hydrate-plain, write, write-fetch,
              write-fetch-plain, write-flush, write-replacing-flush, write-single-flush,
@@ -86,6 +86,12 @@ func run(_ scenario: String) async throws {
     let fetches = SequentialFetches.throughDefaultModifiers()
     let count = count ?? 100_000
     _ = try await measure("(2) fetch through defaults", count: count) {
+      try await fetches.run(count: count)
+    }
+  case "fetch-defaults-plain":
+    let fetches = SequentialFetches.throughDefaultModifiersAlone()
+    let count = count ?? 100_000
+    _ = try await measure("(2') fetch of a plain query through defaults", count: count) {
       try await fetches.run(count: count)
     }
   case "concurrent":
