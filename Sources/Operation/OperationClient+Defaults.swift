@@ -101,7 +101,7 @@ extension OperationClient {
   /// operation with a `retry` of its own (whose innermost `retry` claims the retries), and
   /// `.deduplicated()` as well when that operation's outermost modifier is `.deduplicated()`, as
   /// in `query.retry(limit: 3).deduplicated()`. Each level of modifiers costs every run a few
-  /// hundred instructions.
+  /// thousand instructions.
   public struct DefaultStoreCreator: StoreCreator, Sendable {
     let retryLimit: Int
     let backoff: OperationBackoffFunction?
@@ -113,9 +113,10 @@ extension OperationClient {
     ///
     /// The operation is wrapped in `retry(limit:)` (and, unless it is a mutation, in
     /// `deduplicated()`), except where the wrapper would only pass runs through (see
-    /// ``OperationClient/DefaultStoreCreator``); the backoff, the delayer, the automatic-running specification and the
-    /// rerun controller are written into the store's context before the store sets the operation
-    /// up, which is what those modifiers would do from outside the operation.
+    /// ``OperationClient/DefaultStoreCreator``); the backoff, the delayer, the automatic-running
+    /// specification and the rerun controller are written into the store's context before the
+    /// store sets the operation up, which is what those modifiers would do from outside the
+    /// operation.
     ///
     /// - Parameters:
     ///   - operation: The operation.
@@ -138,7 +139,7 @@ extension OperationClient {
       context.operationBackoffFunction = self.backoff ?? context.operationBackoffFunction
       context.operationDelayer = AnySendableDelayer(self.delayer ?? context.operationDelayer)
       // NB: A default that would only pass runs through is left out, since each level of
-      // modifiers is run by unspecialized generic code, a few hundred instructions per run.
+      // modifiers is run by unspecialized generic code, a few thousand instructions per run.
       // Around an operation with a `retry` of its own, the default `retry` would pass every run
       // through (the innermost claims the retries), so it is not added. And when that operation
       // is also `deduplicated()` outermost, as in `query.retry(limit: 3).deduplicated()`, the
