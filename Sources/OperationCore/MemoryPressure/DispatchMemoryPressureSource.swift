@@ -1,4 +1,6 @@
 #if canImport(Darwin)
+  // NB: Dispatch because `DispatchSource.makeMemoryPressureSource` is how Apple platforms report
+  // memory pressure, on a `DispatchQueue`; this source exists on Apple platforms only.
   public import Dispatch
 
   /// A memory pressure source backed by `DispatchSource.makeMemoryPressureSource`.

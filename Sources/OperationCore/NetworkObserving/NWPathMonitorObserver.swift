@@ -1,6 +1,8 @@
 import OperationSynchronization
 
 #if canImport(Network)
+  // NB: Dispatch because `NWPathMonitor` delivers its path updates on a `DispatchQueue`, which
+  // its `start(queue:)` takes; this observer exists on Apple platforms only.
   public import Dispatch
   public import Network
 
