@@ -216,7 +216,10 @@ extension ModifiedOperation: Sendable where Operation: Sendable, Modifier: Senda
 
 /// What a chain of modifiers applies, for a store creator that adds modifiers around an operation
 /// and leaves out those that would only pass its runs through.
-package protocol ModifierChain {
+///
+/// It refines `SendableMetatype`, so that no conformance to it is isolated to an actor: casting
+/// an operation that a creator is about to send to it leaves the operation free to be sent.
+package protocol ModifierChain: SendableMetatype {
   /// Whether a `retry` modifier is anywhere in the chain.
   ///
   /// The innermost `retry` claims a run's retries, so a `retry` around this operation would pass
