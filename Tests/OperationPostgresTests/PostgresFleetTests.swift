@@ -110,7 +110,7 @@ struct PostgresFleetTests {
         )
         throw Rollback()
       }
-      try await client.withTransaction(logger: .init(label: "test")) { connection in
+      _ = try await client.withTransaction(logger: .init(label: "test")) { connection in
         try await persistence.enqueueOutboxEntry(
           kind: "deliver",
           arguments: Delivery(lane: "l", sequence: 1),

@@ -176,7 +176,7 @@ struct PostgresPersistenceTests {
       let now = Date(timeIntervalSince1970: 1_000)
       let lease = now.addingTimeInterval(30)
       for index in 0..<3 {
-        try await storage.enqueueOutboxEntry(
+        _ = try await storage.enqueueOutboxEntry(
           kind: "k",
           lane: "l",
           idempotencyKey: "key\(index)",
@@ -228,7 +228,7 @@ struct PostgresPersistenceTests {
         timeout: TestPostgres.callTimeout
       )
       let now = Date(timeIntervalSince1970: 1_000)
-      try await storage.enqueueOutboxEntry(
+      _ = try await storage.enqueueOutboxEntry(
         kind: "k",
         lane: "l",
         idempotencyKey: "key",
@@ -297,7 +297,7 @@ struct PostgresPersistenceTests {
           throw Rollback()
         }
       }
-      try await client.withTransaction(logger: .init(label: "test")) { connection in
+      _ = try await client.withTransaction(logger: .init(label: "test")) { connection in
         try await storage.enqueueOutboxEntry(
           kind: "k",
           arguments: "kept",
@@ -354,7 +354,7 @@ struct PostgresPersistenceTests {
     )
     configuration.options.connectTimeout = .seconds(2)
     let client = PostgresClient(configuration: configuration)
-    try await withThrowingTaskGroup(of: Void.self) { group in
+    await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { await client.run() }
       let delayer = ManualDelayer()
       let opening = Task {

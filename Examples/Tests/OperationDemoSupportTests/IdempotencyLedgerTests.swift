@@ -52,7 +52,7 @@ import Testing
       try ledger.receive(key: "k", path: "/p", body: []) { throw Failure() }
     }
     #expect(ledger.receipts(for: "k") == 0)
-    let outcome = try ledger.receive(key: "k", path: "/p", body: []) { 7 }
+    let outcome = ledger.receive(key: "k", path: "/p", body: []) { 7 }
     #expect(outcome == .applied(7))
     #expect(ledger.appliedKeys(path: "/p") == ["k"])
   }

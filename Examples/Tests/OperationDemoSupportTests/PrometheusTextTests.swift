@@ -37,10 +37,22 @@ import Testing
 
   @Test func `reads what swift-prometheus writes`() {
     let registry = PrometheusCollectorRegistry()
-    registry.makeCounter(name: "operation_runs_total", labels: [("operation", "Post.Query")])
-      .increment(by: Int64(3))
+    // NB: An empty help text writes no `# HELP` line, as the names alone did.
+    registry.makeCounter(
+      descriptor: MetricNameDescriptor(
+        metricName: "operation_runs",
+        unitName: "total",
+        helpText: ""
+      ),
+      labels: [("operation", "Post.Query")]
+    )
+    .increment(by: Int64(3))
     registry.makeDurationHistogram(
-      name: "operation_run_duration_seconds",
+      descriptor: MetricNameDescriptor(
+        metricName: "operation_run_duration",
+        unitName: "seconds",
+        helpText: ""
+      ),
       labels: [("operation", "Post.Query"), ("outcome", "success")],
       buckets: [.milliseconds(10), .seconds(1)]
     )

@@ -78,7 +78,7 @@ import Testing
     let source = ManualMemoryPressureSource()
     let cache = OperationClient.DefaultStoreCache(memoryPressureSource: source)
     let inserted = OperationStore.detached(query: EvictionQuery(id: 1), initialValue: nil)
-    _ = cache.withStores { $0.update(OpaqueOperationStore(erasing: inserted)) }
+    cache.withStores { $0.update(OpaqueOperationStore(erasing: inserted)) }
     let client = OperationClient(storeCache: cache, storeCreator: .defaultTesting)
 
     #expect(client.store(for: EvictionQuery(id: 1)) === inserted)
@@ -136,7 +136,7 @@ import Testing
   @Test func `A Cache Without A Source Keeps Its Stores`() {
     let cache = OperationClient.DefaultStoreCache(memoryPressureSource: nil)
     let store = OperationStore.detached(query: EvictionQuery(id: 1), initialValue: nil)
-    _ = cache.withStores { $0.update(OpaqueOperationStore(erasing: store)) }
+    cache.withStores { $0.update(OpaqueOperationStore(erasing: store)) }
     #expect(cache.withStores { $0.count } == 1)
   }
 

@@ -60,7 +60,7 @@ import Testing
       let client = OperationClient(defaultContext: context)
 
       let request = tracer.startSpan("GET /feed", context: .topLevel)
-      try await ServiceContext.withValue(request.context) {
+      _ = try await ServiceContext.withValue(request.context) {
         try await client.store(for: PostQuery(api: api, id: 1)).fetch()
       }
       request.end()

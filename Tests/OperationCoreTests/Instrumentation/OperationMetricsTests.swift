@@ -265,7 +265,7 @@
       let client = OperationClient()
       try await client.store(for: TestQuery().metrics(OperationMetrics(factory: self.metrics)))
         .fetch()
-      try? await client.store(for: FailingQuery()).fetch()
+      _ = try? await client.store(for: FailingQuery()).fetch()
       #expect(
         self.counts("TestQuery") == ["operation_runs_total": 1, "operation_successes_total": 1]
       )

@@ -40,7 +40,7 @@
     @Test func `A Run Is A Child Of The Caller's Span`() async throws {
       let store = self.client().store(for: TestQuery())
       let parent = self.tracer.startSpan("request", context: .topLevel)
-      try await ServiceContext.withValue(parent.context) {
+      _ = try await ServiceContext.withValue(parent.context) {
         try await store.fetch()
       }
       parent.end()
@@ -146,7 +146,7 @@
       let client = OperationClient()
       try await client.store(for: TestQuery().traced(OperationTracing(tracer: self.tracer)))
         .fetch()
-      try? await client.store(for: FailingQuery()).fetch()
+      _ = try? await client.store(for: FailingQuery()).fetch()
       #expect(self.tracer.finishedSpans.map(\.operationName) == ["TestQuery"])
     }
 

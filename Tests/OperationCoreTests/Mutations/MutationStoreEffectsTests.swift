@@ -49,7 +49,7 @@ import Testing
     await #expect(throws: TestError.self) { try await failing.value }
     #expect(feed.currentValue == 10)
     mutation.gates.release("succeeds")
-    try await succeeding.value
+    _ = try await succeeding.value
     #expect(feed.currentValue == 10)
   }
 

@@ -87,7 +87,7 @@ import Testing
 
     // NB: The ended delay found the run in flight; the run's end starts a new delay.
     query.gate.open()
-    try await run.value
+    _ = try await run.value
     await fixture.elapse(10, delays: 2)
     await fixture.removed.wait()
     #expect(store.isCollected)

@@ -93,13 +93,13 @@ import Testing
 
     store.applyOptimisticUpdate { $0 = 10 }.commit()
     query.steps.release(0, returning: 1)
-    try await fetch.value
+    _ = try await fetch.value
     #expect(store.currentValue == 10)
 
     // NB: A fetch that starts after the update ended is accepted.
     let next = Task { try await store.fetch() }
     query.steps.release(1, returning: 2)
-    try await next.value
+    _ = try await next.value
     #expect(store.currentValue == 2)
   }
 

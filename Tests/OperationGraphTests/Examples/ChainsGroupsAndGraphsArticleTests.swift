@@ -26,7 +26,7 @@ import Testing
         case .failure: "Could not load"
         }
       }
-    #expect(try await OperationRunner(operation: reported).run() == "Could not load")
+    #expect(await OperationRunner(operation: reported).run() == "Could not load")
   }
 
   @Test func `Nodes Consume Each Other's Values`() async throws {
