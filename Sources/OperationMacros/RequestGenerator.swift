@@ -42,8 +42,8 @@ struct RequestGenerator<Context: MacroExpansionContext> {
     self.function = function
     let name = function.name.text
 
-    // NB: Only the innermost scope matters: a type is the function's parent, and anything else
-    // (a function, a closure, an accessor) makes it a local function.
+    // NB: Only the innermost scope names the parent: a type is the function's parent, and
+    // anything else (a function, a closure, an accessor) makes it a local function.
     var parentName: String?
     var parentIsActorIsolated = false
     if let scope = context.lexicalContext.first {
@@ -63,20 +63,22 @@ struct RequestGenerator<Context: MacroExpansionContext> {
         }
         parentIsActorIsolated =
           type.is(ActorDeclSyntax.self) || type.attributes.contains(where: isGlobalActor)
-      } else {
-        // NB: Swift 6.3 does not let a function's body, nor the other peers, see the declarations
-        // that a peer macro adds in a body (swiftlang/swift#68661), so the accessor could never be
-        // called and the request type could not even be named by the accessor. Upstream's
-        // expansion fails there with errors inside the generated code; a diagnostic that says why
-        // is kinder.
+      } else if context.lexicalContext.contains(where: { $0.isProtocol((any DeclGroupSyntax).self) }
+      ) {
+        // NB: A local function has no member to call through the value or type that encloses
+        // it, so the request could not run it (upstream's expansion calls a member that does not
+        // exist).
         throw DiagnosticsError(
           node: node,
-          id: "local",
-          "\(kind.macroName) cannot generate a request from a local function: Swift does not let "
-            + "a function's body see what a macro declares in it (swiftlang/swift#68661); move "
-            + "the function to the top level or into a type"
+          id: "localInType",
+          "\(kind.macroName) cannot generate a request from a local function inside a type: the "
+            + "request could not call it; make it a method of the type"
         )
       }
+      // NB: A plain local function expands as a top-level one does, as upstream's macros expand
+      // it. Swift 6.3 does not yet let code see the declarations that a peer macro adds in a
+      // local scope (swiftlang/swift#68661), so the compiler reports the accessor and the request
+      // type missing where they are used; the macros article says so.
     }
     self.parentName = parentName
     self.parentIsActorIsolated = parentIsActorIsolated

@@ -1228,7 +1228,7 @@ struct MutationRequestMacroTests {
     }
   }
 
-  @Test func `A Local Function Is An Error`() {
+  @Test func `A Local Function Expands As A Top-Level Function Does`() {
     assertMacro {
       """
       func outer() {
@@ -1236,19 +1236,34 @@ struct MutationRequestMacroTests {
         func like(arguments: Int) async throws -> Bool { true }
       }
       """
-    } diagnostics: {
+    } expansion: {
       """
       func outer() {
-        @MutationRequest
-        ┬───────────────
-        ╰─ 🛑 @MutationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
         func like(arguments: Int) async throws -> Bool { true }
+
+        nonisolated var $like: __macro_local_4likefMu_ {
+          __macro_local_4likefMu_()
+        }
+
+        nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(arguments: arguments)
+          }
+        }
       }
       """
     }
   }
 
-  @Test func `A Local Function In A Closure Is An Error`() {
+  @Test func `A Local Function In A Closure Expands As A Top-Level Function Does`() {
     assertMacro {
       """
       let work = {
@@ -1256,13 +1271,28 @@ struct MutationRequestMacroTests {
         func like(arguments: Int) async throws -> Bool { true }
       }
       """
-    } diagnostics: {
+    } expansion: {
       """
       let work = {
-        @MutationRequest
-        ┬───────────────
-        ╰─ 🛑 @MutationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
         func like(arguments: Int) async throws -> Bool { true }
+
+        nonisolated var $like: __macro_local_4likefMu_ {
+          __macro_local_4likefMu_()
+        }
+
+        nonisolated struct __macro_local_4likefMu_: OperationCore.MutationRequest, Hashable, Sendable {
+          var _debugTypeName: String {
+            "like"
+          }
+          func mutate(
+            isolation: isolated (any Actor)?,
+            with arguments: Int,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Bool, any Error>
+          ) async throws(any Error) -> Bool {
+            try await like(arguments: arguments)
+          }
+        }
       }
       """
     }
@@ -1284,7 +1314,7 @@ struct MutationRequestMacroTests {
         func outer() {
           @MutationRequest
           ┬───────────────
-          ╰─ 🛑 @MutationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
+          ╰─ 🛑 @MutationRequest cannot generate a request from a local function inside a type: the request could not call it; make it a method of the type
           func like(arguments: Int) async throws -> Bool { true }
         }
       }

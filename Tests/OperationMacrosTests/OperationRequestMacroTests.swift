@@ -775,7 +775,7 @@ struct OperationRequestMacroTests {
     }
   }
 
-  @Test func `A Local Function Is An Error`() {
+  @Test func `A Local Function Expands As A Top-Level Function Does`() {
     assertMacro {
       """
       func outer() {
@@ -783,19 +783,33 @@ struct OperationRequestMacroTests {
         func inner() -> Int { 1 }
       }
       """
-    } diagnostics: {
+    } expansion: {
       """
       func outer() {
-        @OperationRequest
-        ┬────────────────
-        ╰─ 🛑 @OperationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
         func inner() -> Int { 1 }
+
+        nonisolated var $inner: __macro_local_5innerfMu_ {
+          __macro_local_5innerfMu_()
+        }
+
+        nonisolated struct __macro_local_5innerfMu_: OperationCore.OperationRequest {
+          var _debugTypeName: String {
+            "inner"
+          }
+          func run(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Int, Never>
+          ) async throws(Never) -> Int {
+            inner()
+          }
+        }
       }
       """
     }
   }
 
-  @Test func `A Local Function In A Closure Is An Error`() {
+  @Test func `A Local Function In A Closure Expands As A Top-Level Function Does`() {
     assertMacro {
       """
       let work = {
@@ -803,13 +817,27 @@ struct OperationRequestMacroTests {
         func inner() -> Int { 1 }
       }
       """
-    } diagnostics: {
+    } expansion: {
       """
       let work = {
-        @OperationRequest
-        ┬────────────────
-        ╰─ 🛑 @OperationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
         func inner() -> Int { 1 }
+
+        nonisolated var $inner: __macro_local_5innerfMu_ {
+          __macro_local_5innerfMu_()
+        }
+
+        nonisolated struct __macro_local_5innerfMu_: OperationCore.OperationRequest {
+          var _debugTypeName: String {
+            "inner"
+          }
+          func run(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Int, Never>
+          ) async throws(Never) -> Int {
+            inner()
+          }
+        }
       }
       """
     }
@@ -831,7 +859,7 @@ struct OperationRequestMacroTests {
         func outer() {
           @OperationRequest
           ┬────────────────
-          ╰─ 🛑 @OperationRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
+          ╰─ 🛑 @OperationRequest cannot generate a request from a local function inside a type: the request could not call it; make it a method of the type
           func inner() -> Int { 1 }
         }
       }

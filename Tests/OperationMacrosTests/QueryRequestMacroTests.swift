@@ -1319,7 +1319,7 @@ struct QueryRequestMacroTests {
     }
   }
 
-  @Test func `A Local Function Is An Error`() {
+  @Test func `A Local Function Expands As A Top-Level Function Does`() {
     assertMacro {
       """
       func outer() {
@@ -1327,19 +1327,34 @@ struct QueryRequestMacroTests {
         func post(id: Int) async throws -> Post { Post() }
       }
       """
-    } diagnostics: {
+    } expansion: {
       """
       func outer() {
-        @QueryRequest
-        ┬────────────
-        ╰─ 🛑 @QueryRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
         func post(id: Int) async throws -> Post { Post() }
+
+        nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+          __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+        }
+
+        nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await post(id: self.id)
+          }
+        }
       }
       """
     }
   }
 
-  @Test func `A Local Function In A Closure Is An Error`() {
+  @Test func `A Local Function In A Closure Expands As A Top-Level Function Does`() {
     assertMacro {
       """
       let work = {
@@ -1347,13 +1362,28 @@ struct QueryRequestMacroTests {
         func post(id: Int) async throws -> Post { Post() }
       }
       """
-    } diagnostics: {
+    } expansion: {
       """
       let work = {
-        @QueryRequest
-        ┬────────────
-        ╰─ 🛑 @QueryRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
         func post(id: Int) async throws -> Post { Post() }
+
+        nonisolated func $post(id: Int) -> __macro_local_4postfMu_ {
+          __macro_local_4postfMu_(id: _operationRequireHashable(_operationRequireSendable(id)))
+        }
+
+        nonisolated struct __macro_local_4postfMu_: OperationCore.QueryRequest, Hashable, Sendable {
+          let id: Int
+          var _debugTypeName: String {
+            "post"
+          }
+          func fetch(
+            isolation: isolated (any Actor)?,
+            in context: OperationCore.OperationContext,
+            with continuation: OperationCore.OperationContinuation<Post, any Error>
+          ) async throws(any Error) -> Post {
+            try await post(id: self.id)
+          }
+        }
       }
       """
     }
@@ -1375,7 +1405,7 @@ struct QueryRequestMacroTests {
         func outer() {
           @QueryRequest
           ┬────────────
-          ╰─ 🛑 @QueryRequest cannot generate a request from a local function: Swift does not let a function's body see what a macro declares in it (swiftlang/swift#68661); move the function to the top level or into a type
+          ╰─ 🛑 @QueryRequest cannot generate a request from a local function inside a type: the request could not call it; make it a method of the type
           func post(id: Int) async throws -> Post { Post() }
         }
       }
