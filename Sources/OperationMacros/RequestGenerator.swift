@@ -46,39 +46,35 @@ struct RequestGenerator<Context: MacroExpansionContext> {
     // anything else (a function, a closure, an accessor) makes it a local function.
     var parentName: String?
     var parentIsActorIsolated = false
-    if let scope = context.lexicalContext.first {
-      if let type = scope.asProtocol((any DeclGroupSyntax).self) {
-        if type.is(ProtocolDeclSyntax.self) {
-          throw DiagnosticsError(
-            node: node,
-            id: "protocol",
-            "\(kind.macroName) cannot generate a request inside a protocol: move the function "
-              + "into a type or an extension"
-          )
-        }
-        if let named = type.asProtocol((any NamedDeclSyntax).self) {
-          parentName = named.name.text
-        } else if let extensionDecl = type.as(ExtensionDeclSyntax.self) {
-          parentName = extensionDecl.extendedType.trimmedDescription
-        }
-        parentIsActorIsolated =
-          type.is(ActorDeclSyntax.self) || type.attributes.contains(where: isGlobalActor)
-      } else if context.lexicalContext.contains(where: { $0.isProtocol((any DeclGroupSyntax).self) }
-      ) {
-        // NB: A local function has no member to call through the value or type that encloses
-        // it, so the request could not run it (upstream's expansion calls a member that does not
-        // exist).
+    let scopes = context.lexicalContext
+    if let type = scopes.first?.asProtocol((any DeclGroupSyntax).self) {
+      if type.is(ProtocolDeclSyntax.self) {
         throw DiagnosticsError(
           node: node,
-          id: "localInType",
-          "\(kind.macroName) cannot generate a request from a local function inside a type: the "
-            + "request could not call it; make it a method of the type"
+          id: "protocol",
+          "\(kind.macroName) cannot generate a request inside a protocol: move the function "
+            + "into a type or an extension"
         )
       }
-      // NB: A plain local function expands as a top-level one does, as upstream's macros expand
-      // it. Swift 6.3 does not yet let code see the declarations that a peer macro adds in a
-      // local scope (swiftlang/swift#68661), so the compiler reports the accessor and the request
-      // type missing where they are used; the macros article says so.
+      if let named = type.asProtocol((any NamedDeclSyntax).self) {
+        parentName = named.name.text
+      } else if let extensionDecl = type.as(ExtensionDeclSyntax.self) {
+        parentName = extensionDecl.extendedType.trimmedDescription
+      }
+      parentIsActorIsolated =
+        type.is(ActorDeclSyntax.self) || type.attributes.contains(where: isGlobalActor)
+    } else if scopes.contains(where: { $0.isProtocol((any DeclGroupSyntax).self) }) {
+      // NB: A local function has no member to call through the value or type that encloses it,
+      // so the request could not run it (upstream's expansion calls a member that does not
+      // exist). A plain local function expands as a top-level one does, as upstream's does,
+      // though Swift 6.3 does not yet let code see what a peer macro adds in a local scope
+      // (swiftlang/swift#68661); the macros article says so.
+      throw DiagnosticsError(
+        node: node,
+        id: "localInType",
+        "\(kind.macroName) cannot generate a request from a local function inside a type: the "
+          + "request could not call it; make it a method of the type"
+      )
     }
     self.parentName = parentName
     self.parentIsActorIsolated = parentIsActorIsolated
